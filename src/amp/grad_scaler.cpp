@@ -1,0 +1,57 @@
+#include "amp/grad_scaler.h"
+
+#include <map>
+#include <stdexcept>
+
+namespace ampbench::amp {
+
+GradScaler::GradScaler(GradScalerOptions options, const torch::Device& device) : options_(options) {
+  auto on_device = torch::TensorOptions().device(device);
+  scale_ = torch::full({}, options_.init_scale, on_device.dtype(torch::kFloat32));
+  growth_tracker_ = torch::zeros({}, on_device.dtype(torch::kInt32));
+  found_inf_ = torch::zeros({}, on_device.dtype(torch::kFloat32));
+}
+
+torch::Tensor GradScaler::scale(const torch::Tensor& loss) const { return loss * scale_; }
+
+void GradScaler::unscale_(optim::Optimizer& optimizer) {
+  if (stage_ == Stage::unscaled) {
+    throw std::logic_error("GradScaler::unscale_() has already been called since the last update()");
+  }
+  if (stage_ == Stage::stepped) throw std::logic_error("GradScaler::unscale_() is being called after step()");
+  torch::NoGradGuard no_grad;
+  // As torch.amp.GradScaler: the reciprocal is taken in double, then rounded to fp32.
+  auto inv_scale = scale_.to(torch::kFloat64).reciprocal().to(torch::kFloat32);
+  found_inf_.zero_();
+  // The kernel wants one dtype per call.
+  std::map<c10::ScalarType, std::vector<torch::Tensor>> grads_by_dtype;
+  for (auto& grad : optimizer.grads()) grads_by_dtype[grad.scalar_type()].push_back(grad);
+  for (auto& [dtype, grads] : grads_by_dtype) {
+    at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf_, inv_scale);
+  }
+  stage_ = Stage::unscaled;
+}
+
+void GradScaler::step(optim::Optimizer& optimizer) {
+  if (stage_ == Stage::stepped) {
+    throw std::logic_error("GradScaler::step() has already been called since the last update()");
+  }
+  if (stage_ == Stage::ready) unscale_(optimizer);
+  optimizer.step(found_inf_);
+  stage_ = Stage::stepped;
+}
+
+void GradScaler::update() {
+  if (stage_ == Stage::ready) {
+    throw std::logic_error("GradScaler::update(): no inf checks were recorded since the last update()");
+  }
+  at::_amp_update_scale_(scale_, growth_tracker_, found_inf_, options_.growth_factor, options_.backoff_factor,
+                         options_.growth_interval);
+  stage_ = Stage::ready;
+}
+
+double GradScaler::scale_value() const { return scale_.item<double>(); }
+
+int64_t GradScaler::growth_tracker_value() const { return growth_tracker_.item<int64_t>(); }
+
+}  // namespace ampbench::amp

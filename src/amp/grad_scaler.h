@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstdint>
+
+#include <torch/torch.h>
+
+#include "optim/optimizer.h"
+
+namespace ampbench::amp {
+
+// Defaults are torch.amp.GradScaler's.
+struct GradScalerOptions {
+  double init_scale = 65536.0;
+  double growth_factor = 2.0;
+  double backoff_factor = 0.5;
+  int64_t growth_interval = 2000;
+};
+
+// Dynamic loss scaling for fp16 training, faithful to torch.amp.GradScaler and built on the same
+// LibTorch kernels (_amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_). One iteration is:
+//   scale(loss).backward();  [unscale_(opt); clip;]  step(opt);  update();
+// The scale, the growth tracker and found_inf live on the device; nothing here syncs with the host
+// except scale_value(), which is meant for after a timed region.
+class GradScaler {
+ public:
+  GradScaler(GradScalerOptions options, const torch::Device& device);
+
+  // loss * scale.
+  torch::Tensor scale(const torch::Tensor& loss) const;
+  // Divides the optimizer's gradients by the scale in place and records whether any is inf/NaN.
+  // Throws std::logic_error when called twice between two update() calls, or after step().
+  void unscale_(optim::Optimizer& optimizer);
+  // Unscales if not done yet, then steps the optimizer unless a gradient was inf/NaN (decided on the
+  // device). Throws std::logic_error when called twice between two update() calls.
+  void step(optim::Optimizer& optimizer);
+  // Backs the scale off after an inf/NaN, or grows it after growth_interval clean steps in a row.
+  // Throws std::logic_error when no step() or unscale_() recorded an inf check since the last update.
+  void update();
+
+  const GradScalerOptions& options() const { return options_; }
+  // 0-dim fp32 tensor on the device.
+  const torch::Tensor& scale_tensor() const { return scale_; }
+  // 0-dim fp32 tensor: 1 when the current iteration found an inf/NaN gradient (valid after unscale_).
+  const torch::Tensor& found_inf() const { return found_inf_; }
+  // Reads the scale to the host (a sync): call it outside timed regions.
+  double scale_value() const;
+  int64_t growth_tracker_value() const;
+
+ private:
+  enum class Stage { ready, unscaled, stepped };
+
+  GradScalerOptions options_;
+  torch::Tensor scale_;
+  torch::Tensor growth_tracker_;
+  torch::Tensor found_inf_;
+  Stage stage_ = Stage::ready;
+};
+
+}  // namespace ampbench::amp

@@ -1,0 +1,53 @@
+#include "amp/precision_mode.h"
+
+namespace ampbench::amp {
+
+std::string_view to_string(PrecisionMode mode) {
+  switch (mode) {
+    case PrecisionMode::fp32:
+      return "fp32";
+    case PrecisionMode::fp16:
+      return "fp16";
+    case PrecisionMode::bf16:
+      return "bf16";
+  }
+  return "unknown";
+}
+
+const std::vector<PrecisionMode>& all_precision_modes() {
+  static const std::vector<PrecisionMode> modes{PrecisionMode::fp32, PrecisionMode::fp16,
+                                                PrecisionMode::bf16};
+  return modes;
+}
+
+std::optional<PrecisionMode> parse_precision_mode(std::string_view name) {
+  for (auto mode : all_precision_modes()) {
+    if (to_string(mode) == name) return mode;
+  }
+  return std::nullopt;
+}
+
+std::string precision_mode_names() {
+  std::string names;
+  for (auto mode : all_precision_modes()) {
+    if (!names.empty()) names += ",";
+    names += to_string(mode);
+  }
+  return names;
+}
+
+std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode) {
+  switch (mode) {
+    case PrecisionMode::fp16:
+      return c10::ScalarType::Half;
+    case PrecisionMode::bf16:
+      return c10::ScalarType::BFloat16;
+    case PrecisionMode::fp32:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool needs_grad_scaler(PrecisionMode mode) { return mode == PrecisionMode::fp16; }
+
+}  // namespace ampbench::amp

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <c10/core/ScalarType.h>
+
+namespace ampbench::amp {
+
+// The precision modes ampbench compares. Weights always stay fp32 (master weights); a mode only decides
+// what autocast runs forward + loss in, and whether a GradScaler guards the fp16 gradients.
+enum class PrecisionMode { fp32, fp16, bf16 };
+
+std::string_view to_string(PrecisionMode mode);
+std::optional<PrecisionMode> parse_precision_mode(std::string_view name);
+const std::vector<PrecisionMode>& all_precision_modes();
+// Comma-separated names of all modes, for messages and help text.
+std::string precision_mode_names();
+
+// The autocast dtype for forward + loss, or nullopt for plain fp32.
+std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode);
+// fp16's narrow exponent range needs loss scaling; bf16 has fp32's range and does not.
+bool needs_grad_scaler(PrecisionMode mode);
+
+}  // namespace ampbench::amp

@@ -1,0 +1,213 @@
+#include "config/experiment_config.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "config/json_reader.h"
+#include "measure/device.h"
+#include "models/registry.h"
+
+namespace ampbench::config {
+namespace {
+
+data::SyntheticDataOptions parse_data(ObjectReader data, uint64_t seed) {
+  ObjectReader synthetic = data.required_object("synthetic");
+  data.finish();
+  data::SyntheticDataOptions out;
+  out.train_samples = synthetic.integer("train_samples", out.train_samples, 1);
+  out.val_samples = synthetic.integer("val_samples", out.val_samples, 1);
+  out.shape = synthetic.integer_list("shape", out.shape, 1);
+  if (out.shape.size() > 4) {
+    throw ConfigError(synthetic.path_of("shape"),
+                      "expected 1 to 4 dimensions, got " + std::to_string(out.shape.size()));
+  }
+  out.classes = synthetic.integer("classes", out.classes, 2);
+  out.seed = static_cast<uint64_t>(synthetic.integer("seed", static_cast<int64_t>(seed), 0));
+  synthetic.finish();
+  return out;
+}
+
+OptimizerConfig parse_optimizer(ObjectReader optimizer) {
+  OptimizerConfig out;
+  std::string type = optimizer.string("type", "sgd");
+  if (type == "sgd") {
+    out.kind = OptimizerKind::sgd;
+    out.lr = optimizer.number("lr", 0.05, 0.0, 1e6, /*exclusive_min=*/true);
+    out.momentum = optimizer.number("momentum", 0.9, 0.0, 1.0);
+    out.weight_decay = optimizer.number("weight_decay", 5e-4, 0.0, 1e6);
+  } else if (type == "adamw") {
+    out.kind = OptimizerKind::adamw;
+    out.lr = optimizer.number("lr", 1e-3, 0.0, 1e6, true);
+    out.weight_decay = optimizer.number("weight_decay", 1e-2, 0.0, 1e6);
+    out.beta1 = optimizer.number("beta1", 0.9, 0.0, 1.0);
+    out.beta2 = optimizer.number("beta2", 0.999, 0.0, 1.0);
+    out.eps = optimizer.number("eps", 1e-8, 0.0, 1.0, true);
+  } else {
+    throw ConfigError(optimizer.path_of("type"), "expected \"sgd\" or \"adamw\", got \"" + type + "\"");
+  }
+  optimizer.finish();
+  return out;
+}
+
+TrainConfig parse_train(ObjectReader train) {
+  TrainConfig out;
+  out.epochs = train.integer("epochs", out.epochs, 1, 1'000'000);
+  out.batch_size = train.integer("batch_size", out.batch_size, 1, 1 << 24);
+  out.optimizer = parse_optimizer(train.object("optimizer"));
+  if (train.has("clip_grad_norm")) out.clip_grad_norm = train.number("clip_grad_norm", 0.0, 0.0, 1e12, true);
+  out.accumulation_steps = train.integer("accumulation_steps", out.accumulation_steps, 1, 1 << 20);
+  out.warmup_steps = train.integer("warmup_steps", out.warmup_steps, 0);
+  train.finish();
+  return out;
+}
+
+PrecisionConfig parse_precision(ObjectReader precision) {
+  PrecisionConfig out;
+  if (precision.has("modes")) {
+    auto names = precision.string_list("modes", {});
+    if (names.empty()) {
+      throw ConfigError(precision.path_of("modes"),
+                        "expected at least one of " + amp::precision_mode_names());
+    }
+    out.modes.clear();
+    for (size_t i = 0; i < names.size(); ++i) {
+      std::string where = precision.path_of("modes") + "/" + std::to_string(i);
+      auto mode = amp::parse_precision_mode(names[i]);
+      if (!mode)
+        throw ConfigError(
+            where, "unknown mode \"" + names[i] + "\"; expected one of " + amp::precision_mode_names());
+      if (std::find(out.modes.begin(), out.modes.end(), *mode) != out.modes.end()) {
+        throw ConfigError(where, "mode \"" + names[i] + "\" is listed twice");
+      }
+      out.modes.push_back(*mode);
+    }
+  }
+  ObjectReader scaler = precision.object("grad_scaler");
+  auto& s = out.grad_scaler;
+  s.init_scale = scaler.number("init_scale", s.init_scale, 0.0, 1e38, true);
+  s.growth_factor = scaler.number("growth_factor", s.growth_factor, 1.0, 1e6, true);
+  s.backoff_factor = scaler.number("backoff_factor", s.backoff_factor, 0.0, 1.0, true);
+  if (s.backoff_factor >= 1.0) {
+    throw ConfigError(scaler.path_of("backoff_factor"), "expected a number > 0 and < 1, got 1");
+  }
+  s.growth_interval =
+      scaler.integer("growth_interval", s.growth_interval, 1, std::numeric_limits<int32_t>::max());
+  scaler.finish();
+  precision.finish();
+  return out;
+}
+
+std::string optimizer_name(OptimizerKind kind) { return kind == OptimizerKind::sgd ? "sgd" : "adamw"; }
+
+}  // namespace
+
+ExperimentConfig parse_experiment_config(const nlohmann::json& document) {
+  ObjectReader root(document, "");
+  ExperimentConfig config;
+  config.name = root.required_string("name");
+  config.seed = static_cast<uint64_t>(root.integer("seed", 0, 0));
+  config.data = parse_data(root.required_object("data"), config.seed);
+  config.train = parse_train(root.object("train"));
+  config.precision = parse_precision(root.object("precision"));
+  config.device = root.string("device", config.device);
+  if (!measure::is_valid_device_spec(config.device)) {
+    throw ConfigError(root.path_of("device"),
+                      "expected auto, cpu, cuda or cuda:N, got \"" + config.device + "\"");
+  }
+  ObjectReader output = root.object("output");
+  config.output_dir = output.string("dir", config.output_dir);
+  output.finish();
+
+  ObjectReader model = root.required_object("model");
+  config.model.type = model.required_string("type");
+  const auto* entry = models::find_model(config.model.type);
+  if (!entry) {
+    throw ConfigError(model.path_of("type"), "unknown model \"" + config.model.type + "\"; expected one of " +
+                                                 models::model_names());
+  }
+  ObjectReader options = model.object("options");
+  models::InputSpec input{config.data.shape, config.data.classes};
+  config.model.options = entry->resolve_options(options, input, "/data/synthetic/shape");
+  model.finish();
+  root.finish();
+
+  // Combinations that no single field shows.
+  if (config.train.batch_size > config.data.train_samples) {
+    throw ConfigError("/train/batch_size", "is larger than /data/synthetic/train_samples (" +
+                                               std::to_string(config.data.train_samples) + ")");
+  }
+  if (config.train.warmup_steps >= config.steps_per_epoch()) {
+    throw ConfigError("/train/warmup_steps", "must be smaller than the steps in an epoch (" +
+                                                 std::to_string(config.steps_per_epoch()) + ")");
+  }
+  return config;
+}
+
+nlohmann::json read_config_file(const std::filesystem::path& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw ConfigError(path.string(), "is a directory, not a config file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path.string(), std::string("cannot open: ") + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    // nlohmann prefixes "[json.exception.parse_error.101] "; the rest names line and column.
+    std::string message = e.what();
+    auto bracket = message.find("] ");
+    throw ConfigError(
+        path.string(),
+        "invalid JSON: " + (bracket == std::string::npos ? message : message.substr(bracket + 2)));
+  }
+}
+
+nlohmann::json to_json(const ExperimentConfig& c) {
+  nlohmann::json modes = nlohmann::json::array();
+  for (auto mode : c.precision.modes) modes.push_back(std::string(amp::to_string(mode)));
+  nlohmann::json optimizer{{"type", optimizer_name(c.train.optimizer.kind)},
+                           {"lr", c.train.optimizer.lr},
+                           {"weight_decay", c.train.optimizer.weight_decay}};
+  if (c.train.optimizer.kind == OptimizerKind::sgd) {
+    optimizer["momentum"] = c.train.optimizer.momentum;
+  } else {
+    optimizer["beta1"] = c.train.optimizer.beta1;
+    optimizer["beta2"] = c.train.optimizer.beta2;
+    optimizer["eps"] = c.train.optimizer.eps;
+  }
+  nlohmann::json train{{"epochs", c.train.epochs},
+                       {"batch_size", c.train.batch_size},
+                       {"optimizer", optimizer},
+                       {"accumulation_steps", c.train.accumulation_steps},
+                       {"warmup_steps", c.train.warmup_steps}};
+  if (c.train.clip_grad_norm) train["clip_grad_norm"] = *c.train.clip_grad_norm;
+  const auto& s = c.precision.grad_scaler;
+  return {
+      {"name", c.name},
+      {"seed", c.seed},
+      {"model", {{"type", c.model.type}, {"options", c.model.options}}},
+      {"data",
+       {{"synthetic",
+         {{"train_samples", c.data.train_samples},
+          {"val_samples", c.data.val_samples},
+          {"shape", c.data.shape},
+          {"classes", c.data.classes},
+          {"seed", c.data.seed}}}}},
+      {"train", train},
+      {"precision",
+       {{"modes", modes},
+        {"grad_scaler",
+         {{"init_scale", s.init_scale},
+          {"growth_factor", s.growth_factor},
+          {"backoff_factor", s.backoff_factor},
+          {"growth_interval", s.growth_interval}}}}},
+      {"device", c.device},
+      {"output", {{"dir", c.output_dir}}},
+  };
+}
+
+}  // namespace ampbench::config

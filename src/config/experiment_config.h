@@ -1,0 +1,70 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "amp/grad_scaler.h"
+#include "amp/precision_mode.h"
+#include "config/config_error.h"
+#include "data/synthetic_dataset.h"
+
+namespace ampbench::config {
+
+struct ModelConfig {
+  std::string type;
+  nlohmann::json options;  // resolved by the model's registry entry: every default filled in
+};
+
+enum class OptimizerKind { sgd, adamw };
+
+struct OptimizerConfig {
+  OptimizerKind kind = OptimizerKind::sgd;
+  double lr = 0.05;
+  double weight_decay = 5e-4;
+  double momentum = 0.9;  // sgd only
+  double beta1 = 0.9;     // adamw only
+  double beta2 = 0.999;   // adamw only
+  double eps = 1e-8;      // adamw only
+};
+
+struct TrainConfig {
+  int64_t epochs = 2;
+  int64_t batch_size = 64;
+  OptimizerConfig optimizer;
+  std::optional<double> clip_grad_norm;
+  int64_t accumulation_steps = 1;
+  int64_t warmup_steps = 0;  // first-epoch steps left out of the timing
+};
+
+struct PrecisionConfig {
+  std::vector<amp::PrecisionMode> modes = amp::all_precision_modes();
+  amp::GradScalerOptions grad_scaler;
+};
+
+struct ExperimentConfig {
+  std::string name;
+  uint64_t seed = 0;
+  ModelConfig model;
+  data::SyntheticDataOptions data;
+  TrainConfig train;
+  PrecisionConfig precision;
+  std::string device = "auto";
+  std::string output_dir = "results";
+
+  int64_t steps_per_epoch() const { return data.train_samples / train.batch_size; }
+};
+
+// Parses and validates a whole config: unknown keys, wrong types, out-of-range values, unknown modes or
+// models and combinations that cannot run all throw ConfigError naming the JSON pointer.
+ExperimentConfig parse_experiment_config(const nlohmann::json& document);
+// Reads the file (ConfigError when it is missing, unreadable or not valid JSON), then parses it.
+nlohmann::json read_config_file(const std::filesystem::path& path);
+// The resolved config, with every default written out: what --dry-run prints and reports record.
+nlohmann::json to_json(const ExperimentConfig& config);
+
+}  // namespace ampbench::config

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace ampbench::optim {
+
+// An optimizer over one device's fp32 parameters, stepped by LibTorch's fused multi-tensor kernels.
+// step() takes GradScaler's found_inf tensor and skips the update on the device when it is non-zero,
+// so skipping an fp16 step needs no host sync (the same path torch.amp.GradScaler uses for fused
+// optimizers).
+class Optimizer {
+ public:
+  explicit Optimizer(std::vector<torch::Tensor> params);
+  virtual ~Optimizer() = default;
+
+  const std::vector<torch::Tensor>& params() const { return params_; }
+  // The gradients of the parameters that have one, in parameter order.
+  std::vector<torch::Tensor> grads() const;
+  virtual void step(const std::optional<torch::Tensor>& found_inf = std::nullopt) = 0;
+  // Drops the gradients (set to none, as PyTorch does by default).
+  void zero_grad();
+
+ protected:
+  // Parameters with a gradient, and their indices into params().
+  std::vector<size_t> params_with_grad() const;
+
+ private:
+  std::vector<torch::Tensor> params_;
+};
+
+struct SgdOptions {
+  double lr = 0.1;
+  double momentum = 0.0;
+  double weight_decay = 0.0;
+};
+
+struct AdamWOptions {
+  double lr = 1e-3;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = 1e-2;
+};
+
+class FusedSgd final : public Optimizer {
+ public:
+  FusedSgd(std::vector<torch::Tensor> params, SgdOptions options);
+  void step(const std::optional<torch::Tensor>& found_inf = std::nullopt) override;
+
+ private:
+  SgdOptions options_;
+  std::vector<torch::Tensor> momentum_buffers_;
+};
+
+class FusedAdamW final : public Optimizer {
+ public:
+  FusedAdamW(std::vector<torch::Tensor> params, AdamWOptions options);
+  void step(const std::optional<torch::Tensor>& found_inf = std::nullopt) override;
+
+ private:
+  AdamWOptions options_;
+  std::vector<torch::Tensor> exp_avgs_, exp_avg_sqs_, steps_;
+};
+
+}  // namespace ampbench::optim
