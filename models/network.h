@@ -1,0 +1,22 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace ampbench::models {
+
+// What the data gives a model to build itself for.
+struct InputSpec {
+  std::vector<int64_t> sample_shape;  // one sample, without the batch dimension: [C, H, W] or [features]
+  int64_t num_classes = 0;
+};
+
+// A classifier: inputs [N, ...sample_shape] to logits [N, num_classes].
+class Network : public torch::nn::Module {
+ public:
+  virtual torch::Tensor forward(const torch::Tensor& inputs) = 0;
+};
+
+}  // namespace ampbench::models

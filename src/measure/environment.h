@@ -1,0 +1,36 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <torch/torch.h>
+
+namespace ampbench::measure {
+
+// Where a run happened: every report carries it, so numbers are never separated from their machine.
+struct Environment {
+  std::string ampbench_version;
+  std::string git_commit;
+  std::string build_type;
+  std::string compiler;
+  std::string libtorch_version;
+  std::optional<std::string> cuda_version;
+  std::optional<std::string> cudnn_version;
+  std::string device;
+  std::string device_name;
+  std::string cpu_model;
+  int cpu_cores = 0;
+  int torch_threads = 0;
+  std::string hostname;
+  std::string timestamp_utc;
+};
+
+Environment capture_environment(const torch::Device& device);
+std::string cpu_model_name();
+std::string libtorch_version();
+// "12.8", or nullopt without CUDA; likewise cuDNN "9.10.2".
+std::optional<std::string> cuda_runtime_version();
+std::optional<std::string> cudnn_version();
+std::string utc_timestamp();
+
+}  // namespace ampbench::measure
