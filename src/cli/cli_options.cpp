@@ -1,0 +1,53 @@
+#include "cli/cli_options.h"
+
+#include "amp/precision_mode.h"
+#include "measure/build_info.h"
+#include "measure/device.h"
+#include "measure/environment.h"
+
+namespace ampbench::cli {
+
+std::string version_text() {
+  std::string text = std::string("ampbench ") + AMPBENCH_VERSION + " (commit " + git_commit() + ", " +
+                     AMPBENCH_BUILD_TYPE + " build)\nLibTorch " + measure::libtorch_version();
+  auto cuda = measure::cuda_runtime_version();
+  text += cuda ? ", CUDA " + *cuda : ", no CUDA";
+  if (auto cudnn = measure::cudnn_version()) text += ", cuDNN " + *cudnn;
+  return text;
+}
+
+void add_options(CLI::App& app, CliOptions& options) {
+  app.description(
+      "ampbench: trains one model in each precision mode (fp32, fp16 + GradScaler, bf16) from the same "
+      "initial\n"
+      "weights on the same data, and reports epoch time, peak memory and validation loss side by side.");
+  app.set_version_flag("--version", version_text());
+  app.add_option("-c,--config", options.config_path, "experiment config (JSON)")->check(CLI::ExistingPath);
+  app.add_option("--modes", options.modes, "precision modes to run, in order (default: the config's)")
+      ->delimiter(',')
+      ->check(CLI::Validator(
+          [](std::string& mode) {
+            return amp::parse_precision_mode(mode)
+                       ? std::string()
+                       : "unknown mode \"" + mode + "\"; expected one of " + amp::precision_mode_names();
+          },
+          "MODE", "precision mode"));
+  app.add_option("--epochs", options.epochs, "epochs per mode (default: the config's)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
+  app.add_option("--device", options.device, "auto|cpu|cuda|cuda:N (default: the config's, else auto)")
+      ->check(CLI::Validator(
+          [](std::string& spec) {
+            return measure::is_valid_device_spec(spec) ? std::string() : "expected auto, cpu, cuda or cuda:N";
+          },
+          "DEVICE", "device"));
+  app.add_option("--out", options.out_dir, "folder for run folders (default: the config's, else results)");
+  app.add_option("--seed", options.seed,
+                 "seed for initial weights and data order (default: the config's, else 0)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("-q,--quiet", options.quiet, "log only warnings and errors");
+  app.add_flag("-v,--verbose", options.verbose, "log debug detail");
+  app.add_flag("--dry-run", options.dry_run, "print the resolved config and exit");
+  app.add_flag("--list-models", options.list_models, "list the reference models and exit");
+}
+
+}  // namespace ampbench::cli

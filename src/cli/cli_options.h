@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace ampbench::cli {
+
+// What the command line asked for. Overrides are empty when not given: the config decides then.
+struct CliOptions {
+  std::string config_path;
+  std::vector<std::string> modes;
+  std::optional<int64_t> epochs;
+  std::optional<std::string> device;
+  std::optional<std::string> out_dir;
+  std::optional<int64_t> seed;
+  bool quiet = false;
+  bool verbose = false;
+  bool dry_run = false;
+  bool list_models = false;
+};
+
+// Declares every option (with its default in --help) on `app`, bound to `options`.
+void add_options(CLI::App& app, CliOptions& options);
+// What --version prints: ampbench, its commit, LibTorch, and CUDA/cuDNN when present.
+std::string version_text();
+
+}  // namespace ampbench::cli

@@ -1,0 +1,56 @@
+#include "train/experiment.h"
+
+#include <spdlog/spdlog.h>
+
+#include "data/synthetic_dataset.h"
+#include "measure/memory_probe.h"
+#include "models/registry.h"
+#include "report/summary.h"
+#include "train/model_state.h"
+#include "train/trainer.h"
+
+namespace ampbench::train {
+
+Experiment::Experiment(config::ExperimentConfig config, const torch::Device& device)
+    : config_(std::move(config)), device_(device) {}
+
+report::RunReport Experiment::run(const ModeDone& on_mode_done) {
+  report::RunReport report;
+  report.config = config::to_json(config_);
+  report.environment = measure::capture_environment(device_);
+
+  // The probe first: on the CPU it installs the counting allocator, which must see every tensor.
+  auto probe = measure::make_memory_probe(device_);
+  auto dataset = data::make_synthetic_dataset(config_.data, device_);
+  const auto& entry = *models::find_model(config_.model.type);
+  models::InputSpec input{dataset.sample_shape, dataset.num_classes};
+
+  torch::manual_seed(config_.seed);
+  const auto initial = ModelState::capture(*entry.build(config_.model.options, input));
+  Trainer trainer(config_, dataset, device_);
+
+  for (auto mode : config_.precision.modes) {
+    spdlog::info("{}: training {} for {} epoch(s) on {}", amp::to_string(mode), config_.model.type,
+                 config_.train.epochs, device_.str());
+    report::ModeRecord record;
+    record.mode = mode;
+    probe->begin();
+    {
+      auto model = entry.build(config_.model.options, input);
+      initial.restore_into(*model);
+      model->to(device_);
+      record.initial_weights_checksum = checksum(state_tensors(*model));
+      trainer.run(mode, *model, record);
+    }
+    record.memory = probe->read();
+    if (!record.master_weights_fp32)
+      spdlog::warn("{}: parameters are no longer fp32 after training", amp::to_string(mode));
+    report.modes.push_back(std::move(record));
+    report.summary = report::summarize(report.modes);
+    if (on_mode_done) on_mode_done(report);
+  }
+  report.complete = true;
+  return report;
+}
+
+}  // namespace ampbench::train

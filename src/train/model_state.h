@@ -1,0 +1,31 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace ampbench::train {
+
+// A deep copy of a module's parameters and buffers, in registration order: the one initial state every
+// precision mode starts from.
+class ModelState {
+ public:
+  static ModelState capture(const torch::nn::Module& module);
+  // Copies the state into a module of the same architecture (bit-for-bit).
+  void restore_into(torch::nn::Module& module) const;
+
+ private:
+  std::vector<torch::Tensor> tensors_;
+};
+
+// All parameters then all buffers, in registration order.
+std::vector<torch::Tensor> state_tensors(const torch::nn::Module& module);
+
+// FNV-1a over the raw bytes of the tensors: equal checksums mean bit-identical contents.
+std::string checksum(const std::vector<torch::Tensor>& tensors);
+
+// True when every floating-point parameter is fp32 (the master weights were never cast down).
+bool parameters_are_fp32(const torch::nn::Module& module);
+
+}  // namespace ampbench::train

@@ -1,0 +1,151 @@
+#include "train/trainer.h"
+
+#include <chrono>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "amp/autocast_scope.h"
+#include "amp/grad_scaler.h"
+#include "data/batch_order.h"
+#include "measure/device.h"
+#include "optim/grad_clipping.h"
+#include "optim/optimizer.h"
+#include "train/classification_loss.h"
+#include "train/model_state.h"
+
+namespace ampbench::train {
+namespace {
+
+std::unique_ptr<optim::Optimizer> make_optimizer(const config::OptimizerConfig& c,
+                                                 std::vector<torch::Tensor> params) {
+  if (c.kind == config::OptimizerKind::adamw) {
+    return std::make_unique<optim::FusedAdamW>(
+        std::move(params), optim::AdamWOptions{c.lr, c.beta1, c.beta2, c.eps, c.weight_decay});
+  }
+  return std::make_unique<optim::FusedSgd>(std::move(params),
+                                           optim::SgdOptions{c.lr, c.momentum, c.weight_decay});
+}
+
+double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+}  // namespace
+
+Trainer::Trainer(const config::ExperimentConfig& config, const data::Dataset& dataset,
+                 const torch::Device& device)
+    : config_(config), dataset_(dataset), device_(device) {}
+
+void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::ModeRecord& record) const {
+  const auto& train = config_.train;
+  const int64_t steps = config_.steps_per_epoch();  // the last partial batch is dropped: equal shapes
+  const auto dtype = amp::autocast_dtype(mode);
+  const auto device_type = device_.type();
+
+  auto optimizer = make_optimizer(train.optimizer, model.parameters());
+  std::optional<amp::GradScaler> scaler;
+  if (amp::needs_grad_scaler(mode)) scaler.emplace(config_.precision.grad_scaler, device_);
+
+  auto on_device = torch::TensorOptions().device(device_);
+  auto loss_sum = torch::zeros({}, on_device.dtype(torch::kFloat32));
+  auto skipped = torch::zeros({}, on_device.dtype(torch::kFloat32));
+  std::vector<torch::Tensor> orders;
+  record.warmup_steps_excluded = train.warmup_steps;
+
+  for (int64_t epoch = 1; epoch <= train.epochs; ++epoch) {
+    auto order_cpu = data::epoch_order(config_.seed, epoch, dataset_.train_size());
+    orders.push_back(order_cpu);
+    auto order = order_cpu.to(device_);
+    loss_sum.zero_();
+    model.train();
+    optimizer->zero_grad();
+    const int64_t first_timed_step = epoch == 1 ? train.warmup_steps : 0;
+
+    auto train_step = [&](int64_t step) {
+      auto index = order.narrow(0, step * train.batch_size, train.batch_size);
+      auto inputs = dataset_.train_inputs.index_select(0, index);
+      auto labels = dataset_.train_labels.index_select(0, index);
+      torch::Tensor loss;
+      {
+        amp::AutocastScope autocast(device_type, dtype);
+        loss = classification_loss(model.forward(inputs), labels);
+      }
+      loss_sum.add_(loss.detach());
+      auto scaled = loss / static_cast<double>(train.accumulation_steps);
+      (scaler ? scaler->scale(scaled) : scaled).backward();
+
+      bool boundary = (step + 1) % train.accumulation_steps == 0 || step + 1 == steps;
+      if (!boundary) return;
+      if (scaler) {
+        if (train.clip_grad_norm) {
+          scaler->unscale_(*optimizer);
+          optim::clip_grad_norm_(optimizer->grads(), *train.clip_grad_norm);
+        }
+        scaler->step(*optimizer);
+        skipped.add_(scaler->found_inf());
+        scaler->update();
+      } else {
+        if (train.clip_grad_norm) optim::clip_grad_norm_(optimizer->grads(), *train.clip_grad_norm);
+        optimizer->step();
+      }
+      optimizer->zero_grad();
+    };
+
+    for (int64_t step = 0; step < first_timed_step; ++step) train_step(step);
+    measure::synchronize(device_);
+    auto start = std::chrono::steady_clock::now();
+    for (int64_t step = first_timed_step; step < steps; ++step) train_step(step);
+    measure::synchronize(device_);
+    auto stop = std::chrono::steady_clock::now();
+
+    // The timed region is closed: now read what the device accumulated.
+    report::EpochRecord e;
+    e.epoch = epoch;
+    e.seconds = seconds_between(start, stop);
+    e.timed_steps = steps - first_timed_step;
+    e.timed_samples = e.timed_steps * train.batch_size;
+    e.samples_per_second = e.seconds > 0 ? static_cast<double>(e.timed_samples) / e.seconds : 0.0;
+    e.train_loss = loss_sum.item<double>() / static_cast<double>(steps);
+    if (scaler) {
+      e.loss_scale = scaler->scale_value();
+      e.skipped_steps = static_cast<int64_t>(skipped.item<double>());
+    }
+    auto evaluation = evaluate(mode, model);
+    e.val_loss = evaluation.loss;
+    e.val_accuracy = evaluation.accuracy;
+    record.epochs.push_back(e);
+    spdlog::info(
+        "{} epoch {}/{}: {:.3f} s, {:.1f} samples/s, train loss {:.4f}, val loss {:.4f}, val acc {:.3f}",
+        amp::to_string(mode), epoch, train.epochs, e.seconds, e.samples_per_second, e.train_loss, e.val_loss,
+        e.val_accuracy);
+  }
+  record.master_weights_fp32 = parameters_are_fp32(model);
+  record.data_order_checksum = checksum(orders);
+}
+
+Trainer::Evaluation Trainer::evaluate(amp::PrecisionMode mode, models::Network& model) const {
+  torch::NoGradGuard no_grad;
+  model.eval();
+  auto on_device = torch::TensorOptions().device(device_);
+  auto loss_sum = torch::zeros({}, on_device.dtype(torch::kFloat64));
+  auto correct = torch::zeros({}, on_device.dtype(torch::kInt64));
+  const int64_t n = dataset_.val_size();
+  for (int64_t begin = 0; begin < n; begin += config_.train.batch_size) {
+    int64_t count = std::min(config_.train.batch_size, n - begin);
+    auto inputs = dataset_.val_inputs.narrow(0, begin, count);
+    auto labels = dataset_.val_labels.narrow(0, begin, count);
+    torch::Tensor logits;
+    {
+      amp::AutocastScope autocast(device_.type(), amp::autocast_dtype(mode));
+      logits = model.forward(inputs);
+      loss_sum.add_(classification_loss(logits, labels, /*sum=*/true));
+    }
+    correct.add_(logits.argmax(1).eq(labels).sum());
+  }
+  model.train();
+  return {loss_sum.item<double>() / static_cast<double>(n),
+          static_cast<double>(correct.item<int64_t>()) / static_cast<double>(n)};
+}
+
+}  // namespace ampbench::train

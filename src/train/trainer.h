@@ -1,0 +1,40 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include "amp/precision_mode.h"
+#include "config/experiment_config.h"
+#include "data/dataset.h"
+#include "models/network.h"
+#include "report/report.h"
+
+namespace ampbench::train {
+
+// Trains one model in one precision mode for the configured epochs and measures each epoch.
+//
+// Per step: forward + loss under autocast (fp16/bf16), backward outside it; fp16 goes through a
+// GradScaler (scale, unscale_ before clipping, step skipped on inf/NaN, update), stepping only on
+// gradient-accumulation boundaries. The timed region of an epoch holds only this training work:
+// losses, skipped steps and the scale stay on the device and are read after it closes, and the
+// device is synchronised at its two ends. Validation runs after, untimed.
+class Trainer {
+ public:
+  Trainer(const config::ExperimentConfig& config, const data::Dataset& dataset, const torch::Device& device);
+
+  // Fills the record's epochs, master-weight check and data-order checksum; memory and the initial
+  // weights' checksum are the caller's.
+  void run(amp::PrecisionMode mode, models::Network& model, report::ModeRecord& record) const;
+
+ private:
+  struct Evaluation {
+    double loss;
+    double accuracy;
+  };
+  Evaluation evaluate(amp::PrecisionMode mode, models::Network& model) const;
+
+  const config::ExperimentConfig& config_;
+  const data::Dataset& dataset_;
+  torch::Device device_;
+};
+
+}  // namespace ampbench::train
