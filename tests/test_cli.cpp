@@ -1,0 +1,199 @@
+// End to end: the ampbench binary as a user runs it.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("ampbench_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result run(const std::string& args) {
+    auto err_path = dir_ / "stderr.txt";
+    std::string command = std::string(AMPBENCH_BINARY) + " " + args + " 2>" + err_path.string();
+    FILE* pipe = popen(command.c_str(), "r");
+    std::string out;
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+    int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, read_file(err_path)};
+  }
+
+  fs::path write_config(const nlohmann::json& config, const std::string& name = "config.json") {
+    auto path = dir_ / name;
+    std::ofstream(path) << config.dump(2);
+    return path;
+  }
+
+  nlohmann::json tiny_config() {
+    return {
+        {"name", "tiny"},
+        {"model", {{"type", "mlp"}, {"options", {{"width", 16}, {"depth", 1}}}}},
+        {"data",
+         {{"synthetic", {{"train_samples", 64}, {"val_samples", 32}, {"shape", {3, 4, 4}}, {"classes", 4}}}}},
+        {"train", {{"epochs", 2}, {"batch_size", 16}, {"warmup_steps", 1}}},
+        {"device", "cpu"},
+        {"output", {{"dir", (dir_ / "out").string()}}}};
+  }
+
+  std::vector<fs::path> run_folders() {
+    std::vector<fs::path> out;
+    if (!fs::exists(dir_ / "out")) return out;
+    for (const auto& entry : fs::directory_iterator(dir_ / "out")) out.push_back(entry.path());
+    return out;
+  }
+
+  fs::path dir_;
+};
+
+size_t line_count(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+}  // namespace
+
+TEST_F(Cli, RunsAllThreeModesAndWritesJsonAndCsvReports) {
+  auto result = run("--config " + write_config(tiny_config()).string() + " --quiet");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto folders = run_folders();
+  ASSERT_EQ(folders.size(), 1u);
+
+  auto report = nlohmann::json::parse(read_file(folders[0] / "report.json"));
+  EXPECT_EQ(report["schema_version"], 1);
+  EXPECT_EQ(report["complete"], true);
+  EXPECT_EQ(report["config"]["name"], "tiny");
+  EXPECT_EQ(report["environment"]["device"], "cpu");
+  EXPECT_FALSE(report["environment"]["libtorch_version"].get<std::string>().empty());
+  ASSERT_EQ(report["modes"].size(), 3u);
+  std::vector<std::string> modes;
+  for (const auto& mode : report["modes"]) {
+    modes.push_back(mode["mode"]);
+    EXPECT_EQ(mode["status"], "ok");
+    EXPECT_EQ(mode["epochs"].size(), 2u);
+    EXPECT_EQ(mode["master_weights_fp32"], true);
+    EXPECT_EQ(mode["memory"]["probe"], "cpu-tracking-allocator");
+    EXPECT_GT(mode["memory"]["peak_bytes"].get<int64_t>(), 0);
+    EXPECT_EQ(mode["epochs"][0]["timed_steps"], 3);  // 4 steps, 1 warm-up step left out
+    EXPECT_EQ(mode["epochs"][1]["timed_steps"], 4);
+    EXPECT_EQ(mode["initial_weights_checksum"], report["modes"][0]["initial_weights_checksum"]);
+    // Only fp16 has a loss scale; elsewhere it is undefined (null), not 0.
+    EXPECT_EQ(mode["epochs"][0]["loss_scale"].is_null(), mode["mode"] != "fp16");
+  }
+  EXPECT_EQ(modes, (std::vector<std::string>{"fp32", "fp16", "bf16"}));
+  EXPECT_EQ(report["summary"][0]["speedup_vs_fp32"], 1.0);
+  EXPECT_EQ(report["summary"][1]["epochs_compared"], nlohmann::json::array({2}));
+
+  auto csv = read_file(folders[0] / "report.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "mode,epoch,status,seconds,timed_steps,timed_samples,samples_per_second,train_loss,val_loss,"
+            "val_accuracy,peak_bytes,memory_probe,loss_scale,skipped_steps");
+  EXPECT_EQ(line_count(csv), 1u + 3 * 2);
+  EXPECT_NE(csv.find("\nfp32,1,ok,"), std::string::npos);
+  EXPECT_NE(csv.find(",cpu-tracking-allocator,,\n"), std::string::npos);  // fp32: empty scale cells
+
+  // The console summary names every mode.
+  for (const char* mode : {"fp32", "fp16", "bf16"}) EXPECT_NE(result.out.find(mode), std::string::npos);
+}
+
+TEST_F(Cli, EveryRunGetsANewFolder) {
+  auto config = write_config(tiny_config()).string();
+  ASSERT_EQ(run("--config " + config + " -q --modes bf16 --epochs 1").exit_code, 0);
+  ASSERT_EQ(run("--config " + config + " -q --modes bf16 --epochs 1").exit_code, 0);
+  EXPECT_EQ(run_folders().size(), 2u);
+}
+
+TEST_F(Cli, OverridesReplaceTheConfigsValues) {
+  auto result = run("--config " + write_config(tiny_config()).string() +
+                    " --modes bf16,fp32 --epochs 1 --seed 9 --dry-run");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto resolved = nlohmann::json::parse(result.out);
+  EXPECT_EQ(resolved["precision"]["modes"], nlohmann::json::array({"bf16", "fp32"}));
+  EXPECT_EQ(resolved["train"]["epochs"], 1);
+  EXPECT_EQ(resolved["seed"], 9);
+  EXPECT_TRUE(run_folders().empty());  // a dry run writes nothing
+}
+
+TEST_F(Cli, ABadConfigExitsTwoWithOneLineAndWritesNothing) {
+  auto config = tiny_config();
+  config["train"]["epochs"] = -3;
+  auto result = run("--config " + write_config(config).string());
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err, "config error: /train/epochs: expected an integer in [1, 1000000], got -3\n");
+  EXPECT_TRUE(result.out.empty());
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+TEST_F(Cli, MalformedJsonExitsTwo) {
+  auto path = dir_ / "broken.json";
+  std::ofstream(path) << "{\"name\": \"x\",";
+  auto result = run("--config " + path.string());
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(line_count(result.err), 1u);
+  EXPECT_NE(result.err.find("invalid JSON"), std::string::npos) << result.err;
+}
+
+TEST_F(Cli, UsageErrorsExitTwo) {
+  auto config = write_config(tiny_config()).string();
+  for (const std::string& args :
+       std::vector<std::string>{"--config " + config + " --modes fp32,fp8",
+                                "--config " + config + " --epochs 0", "--config " + config + " --device tpu",
+                                "--no-such-option", "", "--config " + (dir_ / "missing.json").string()}) {
+    auto result = run(args);
+    EXPECT_EQ(result.exit_code, 2) << args;
+    EXPECT_EQ(line_count(result.err), 1u) << args << ": " << result.err;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+TEST_F(Cli, UnavailableCudaIsAUsageError) {
+  auto result = run("--config " + write_config(tiny_config()).string() + " --device cuda:0");
+  if (result.exit_code == 0) GTEST_SKIP() << "this machine has a GPU";
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("config error: device: cuda:0 requested"), std::string::npos) << result.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+TEST_F(Cli, VersionHelpAndListModels) {
+  auto version = run("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_NE(version.out.find("ampbench "), std::string::npos);
+  EXPECT_NE(version.out.find("LibTorch "), std::string::npos);
+  auto help = run("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  for (const char* option : {"--config", "--modes", "--epochs", "--device", "--out", "--seed", "--quiet",
+                             "--verbose", "--dry-run", "--list-models", "--version"}) {
+    EXPECT_NE(help.out.find(option), std::string::npos) << option;
+  }
+  auto models = run("--list-models");
+  EXPECT_EQ(models.exit_code, 0);
+  for (const char* model : {"mlp", "resnet18", "resnet34", "resnet50"}) {
+    EXPECT_NE(models.out.find(model), std::string::npos) << model;
+  }
+}

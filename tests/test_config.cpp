@@ -1,0 +1,128 @@
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "config/experiment_config.h"
+
+using ampbench::config::ConfigError;
+using ampbench::config::parse_experiment_config;
+using nlohmann::json;
+
+namespace {
+
+json valid() {
+  return json::parse(R"({
+    "name": "t",
+    "model": {"type": "mlp", "options": {"width": 16}},
+    "data": {"synthetic": {"train_samples": 64, "val_samples": 16, "shape": [4], "classes": 3}},
+    "train": {"epochs": 2, "batch_size": 8, "optimizer": {"type": "sgd", "lr": 0.1}}
+  })");
+}
+
+// The ConfigError message for a config that is valid() with `pointer` set to `value` (or removed when
+// value is discarded).
+std::string error_for(const std::string& pointer, const json& value) {
+  json doc = valid();
+  if (value.is_discarded()) {
+    doc.erase(pointer.substr(1));
+  } else {
+    doc[json::json_pointer(pointer)] = value;
+  }
+  try {
+    parse_experiment_config(doc);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(Config, AValidConfigParsesWithDefaultsFilledIn) {
+  auto config = parse_experiment_config(valid());
+  EXPECT_EQ(config.name, "t");
+  EXPECT_EQ(config.train.epochs, 2);
+  EXPECT_EQ(config.model.options["depth"], 2);  // the model's default, written out
+  EXPECT_EQ(config.precision.modes.size(), 3u);
+  EXPECT_EQ(config.precision.grad_scaler.init_scale, 65536.0);
+  EXPECT_EQ(config.device, "auto");
+  // The resolved config parses back to itself.
+  auto resolved = ampbench::config::to_json(config);
+  EXPECT_EQ(ampbench::config::to_json(parse_experiment_config(resolved)), resolved);
+}
+
+TEST(Config, EveryShippedConfigParses) {
+  int count = 0;
+  for (const auto& file : std::filesystem::directory_iterator(AMPBENCH_SOURCE_DIR "/configs")) {
+    if (file.path().extension() != ".json") continue;
+    SCOPED_TRACE(file.path().string());
+    EXPECT_NO_THROW(parse_experiment_config(ampbench::config::read_config_file(file.path())));
+    ++count;
+  }
+  EXPECT_GT(count, 0);
+}
+
+TEST(Config, ErrorsNameTheJsonPathAndTheProblem) {
+  EXPECT_EQ(error_for("/train/epochs", -3), "/train/epochs: expected an integer in [1, 1000000], got -3");
+  EXPECT_EQ(error_for("/train/epochs", "3"), "/train/epochs: expected an integer in [1, 1000000], got \"3\"");
+  EXPECT_EQ(error_for("/train/epochs", 2.5), "/train/epochs: expected an integer in [1, 1000000], got 2.5");
+  EXPECT_EQ(error_for("/train/epoch", 3), "/train/epoch: unknown key (did you mean \"epochs\"?)");
+  EXPECT_EQ(error_for("/colour", "red"), "/colour: unknown key");
+  EXPECT_EQ(error_for("/precision/modes", json::array()),
+            "/precision/modes: expected at least one of fp32,fp16,bf16");
+  EXPECT_EQ(error_for("/precision/modes", json::array({"fp32", "fp8"})),
+            "/precision/modes/1: unknown mode \"fp8\"; expected one of fp32,fp16,bf16");
+  EXPECT_EQ(error_for("/precision/modes", json::array({"bf16", "bf16"})),
+            "/precision/modes/1: mode \"bf16\" is listed twice");
+  EXPECT_EQ(error_for("/model/type", "vgg"),
+            "/model/type: unknown model \"vgg\"; expected one of mlp, resnet18, resnet34, resnet50");
+  EXPECT_EQ(error_for("/model/options/widht", 3),
+            "/model/options/widht: unknown key (did you mean \"width\"?)");
+  EXPECT_EQ(error_for("/train/optimizer/lr", -0.1),
+            "/train/optimizer/lr: expected a number > 0 and <= 1e+06, got -0.1");
+  EXPECT_EQ(error_for("/train/optimizer/type", "lion"),
+            "/train/optimizer/type: expected \"sgd\" or \"adamw\", got \"lion\"");
+  EXPECT_EQ(error_for("/precision/grad_scaler/backoff_factor", 1.5),
+            "/precision/grad_scaler/backoff_factor: expected a number > 0 and <= 1, got 1.5");
+  EXPECT_EQ(error_for("/data/synthetic/shape/0", 0),
+            "/data/synthetic/shape/0: expected an integer >= 1, got 0");
+  EXPECT_EQ(error_for("/device", "tpu"), "/device: expected auto, cpu, cuda or cuda:N, got \"tpu\"");
+  EXPECT_EQ(error_for("/train", 5), "/train: expected an object, got 5");
+  EXPECT_EQ(error_for("/name", json::value_t::discarded), "/name: missing; expected a string");
+  EXPECT_EQ(error_for("/train/batch_size", 128),
+            "/train/batch_size: is larger than /data/synthetic/train_samples (64)");
+  EXPECT_EQ(error_for("/train/warmup_steps", 8),
+            "/train/warmup_steps: must be smaller than the steps in an epoch (8)");
+  EXPECT_EQ(error_for("/train/epochs", 1e30),
+            "/train/epochs: expected an integer in [1, 1000000], got 1e+30");
+}
+
+TEST(Config, AResNetNeedsImages) {
+  json doc = valid();
+  doc["model"] = {{"type", "resnet18"}};
+  try {
+    parse_experiment_config(doc);
+    FAIL() << "a resnet on 1-D samples was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.where(), "/data/synthetic/shape");
+  }
+}
+
+TEST(Config, TheTopLevelMustBeAnObject) { EXPECT_THROW(parse_experiment_config(json::array()), ConfigError); }
+
+TEST(Config, UnreadableOrMalformedFilesAreConfigErrors) {
+  auto dir = std::filesystem::temp_directory_path() / "ampbench_config_test";
+  std::filesystem::create_directories(dir);
+  auto bad = dir / "bad.json";
+  std::ofstream(bad) << "{\"name\": ";
+  try {
+    ampbench::config::read_config_file(bad);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("invalid JSON"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(ampbench::config::read_config_file(dir / "missing.json"), ConfigError);
+  EXPECT_THROW(ampbench::config::read_config_file(dir), ConfigError);
+  std::filesystem::remove_all(dir);
+}

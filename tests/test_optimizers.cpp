@@ -1,0 +1,91 @@
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "optim/grad_clipping.h"
+#include "optim/optimizer.h"
+
+namespace {
+
+// Two copies of the same parameters, so a fused and a reference optimizer can run side by side.
+std::vector<torch::Tensor> make_params(int seed) {
+  torch::manual_seed(seed);
+  return {torch::randn({16, 8}, torch::requires_grad()), torch::randn({8}, torch::requires_grad())};
+}
+
+std::vector<torch::Tensor> copy_of(const std::vector<torch::Tensor>& params) {
+  std::vector<torch::Tensor> out;
+  for (const auto& p : params) out.push_back(p.detach().clone().requires_grad_(true));
+  return out;
+}
+
+void set_same_grads(std::vector<torch::Tensor>& a, std::vector<torch::Tensor>& b, int step) {
+  torch::manual_seed(100 + step);
+  for (size_t i = 0; i < a.size(); ++i) {
+    auto g = torch::randn_like(a[i]);
+    a[i].mutable_grad() = g.clone();
+    b[i].mutable_grad() = g.clone();
+  }
+}
+
+void expect_close(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_TRUE(torch::allclose(a[i], b[i], 1e-5, 1e-6)) << "tensor " << i;
+}
+
+}  // namespace
+
+TEST(Optimizers, FusedSgdMatchesLibTorchsPerParameterSgd) {
+  auto fused_params = make_params(1);
+  auto reference_params = copy_of(fused_params);
+  ampbench::optim::FusedSgd fused(fused_params, {0.05, 0.9, 1e-3});
+  torch::optim::SGD reference(reference_params,
+                              torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-3));
+  for (int step = 0; step < 5; ++step) {
+    set_same_grads(fused_params, reference_params, step);
+    fused.step();
+    reference.step();
+  }
+  expect_close(fused_params, reference_params);
+}
+
+TEST(Optimizers, FusedAdamWMatchesLibTorchsPerParameterAdamW) {
+  auto fused_params = make_params(2);
+  auto reference_params = copy_of(fused_params);
+  ampbench::optim::FusedAdamW fused(fused_params, {1e-2, 0.9, 0.999, 1e-8, 0.01});
+  torch::optim::AdamW reference(
+      reference_params, torch::optim::AdamWOptions(1e-2).betas({0.9, 0.999}).eps(1e-8).weight_decay(0.01));
+  for (int step = 0; step < 5; ++step) {
+    set_same_grads(fused_params, reference_params, step);
+    fused.step();
+    reference.step();
+  }
+  expect_close(fused_params, reference_params);
+}
+
+TEST(Optimizers, FoundInfSkipsTheUpdateAndTheAdamStepCount) {
+  auto params = make_params(3);
+  auto reference_params = copy_of(params);
+  ampbench::optim::FusedAdamW fused(params, {1e-2, 0.9, 0.999, 1e-8, 0.01});
+  ampbench::optim::FusedAdamW reference(reference_params, {1e-2, 0.9, 0.999, 1e-8, 0.01});
+  set_same_grads(params, reference_params, 0);
+  auto before = copy_of(params);
+  fused.step(torch::ones({}));  // skipped: nothing may change, not even the bias correction's step count
+  expect_close(params, before);
+  // After the skipped step, both take the same real step: equal only if the step count was restored.
+  set_same_grads(params, reference_params, 1);
+  fused.step(torch::zeros({}));
+  reference.step(torch::zeros({}));
+  expect_close(params, reference_params);
+}
+
+TEST(Optimizers, ClipGradNormMatchesLibTorchAndReturnsTheNormBeforeClipping) {
+  auto a = make_params(4);
+  auto b = copy_of(a);
+  set_same_grads(a, b, 0);
+  double expected_norm = torch::nn::utils::clip_grad_norm_(b, 0.5);
+  std::vector<torch::Tensor> grads{a[0].grad(), a[1].grad()};
+  auto norm = ampbench::optim::clip_grad_norm_(grads, 0.5);
+  EXPECT_NEAR(norm.item<double>(), expected_norm, 1e-4);
+  EXPECT_TRUE(torch::allclose(a[0].grad(), b[0].grad(), 1e-5, 1e-7));
+  EXPECT_TRUE(torch::allclose(a[1].grad(), b[1].grad(), 1e-5, 1e-7));
+}
