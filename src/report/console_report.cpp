@@ -65,10 +65,10 @@ std::string to_console(const RunReport& report) {
   out << render_table(rows);
   if (!report.summary.empty()) {
     const auto& compared = report.summary.front().epochs_compared;
-    out << "samples/s over epoch" << (compared.size() > 1 ? "s " : " ") << compared.front()
-        << (compared.size() > 1 ? "-" + std::to_string(compared.back()) : "")
-        << (compared.front() > 1 ? " (epoch 1 left out)" : "") << "; peak memory above the staged data, by "
-        << report.modes.front().memory.probe << "\n";
+    out << "samples/s over epoch" << (compared.size() > 1 ? "s " : " ") << compared.front();
+    if (compared.size() > 1) out << "-" << compared.back();
+    if (compared.front() > 1) out << " (epoch 1 left out)";
+    out << "; peak memory above the staged data, by " << report.modes.front().memory.probe << "\n";
   }
   return out.str();
 }
