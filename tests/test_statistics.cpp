@@ -1,0 +1,56 @@
+#include <gtest/gtest.h>
+
+#include "measure/statistics.h"
+
+using namespace ampbench::measure;
+
+TEST(Statistics, CentralValuesAndSpreadByHand) {
+  std::vector<double> x{2, 4, 4, 4, 5, 5, 7, 9};
+  EXPECT_DOUBLE_EQ(*mean(x), 5.0);
+  EXPECT_DOUBLE_EQ(*median(x), 4.5);
+  EXPECT_DOUBLE_EQ(*stddev(x), std::sqrt(32.0 / 7.0));  // sum of squares 32, n - 1 = 7
+  EXPECT_DOUBLE_EQ(*coefficient_of_variation(x), std::sqrt(32.0 / 7.0) / 5.0);
+  EXPECT_DOUBLE_EQ(*min_of(x), 2.0);
+  EXPECT_DOUBLE_EQ(*max_of(x), 9.0);
+  // numpy.quantile([2,4,4,4,5,5,7,9], [0.25, 0.75]) = [4.0, 5.5]
+  EXPECT_DOUBLE_EQ(*interquartile_range(x), 1.5);
+  EXPECT_DOUBLE_EQ(*quantile(x, 0.9), 7.6);  // between 7 (rank 6) and 9 (rank 7): 7 + 0.3 * 2
+  EXPECT_DOUBLE_EQ(*median_absolute_deviation(x), 0.5);
+}
+
+TEST(Statistics, UndefinedWhereUndefined) {
+  std::vector<double> one{3.0};
+  EXPECT_DOUBLE_EQ(*mean(one), 3.0);
+  EXPECT_DOUBLE_EQ(*median(one), 3.0);
+  EXPECT_FALSE(stddev(one).has_value());
+  EXPECT_FALSE(coefficient_of_variation(one).has_value());
+  EXPECT_FALSE(interquartile_range(one).has_value());
+  EXPECT_FALSE(mean({}).has_value());
+  EXPECT_FALSE(median({}).has_value());
+  EXPECT_FALSE(coefficient_of_variation({0.0, 0.0}).has_value());
+  auto s = summarize_samples(one);
+  EXPECT_EQ(s.count, 1);
+  EXPECT_FALSE(s.stddev.has_value());
+}
+
+TEST(Statistics, MadOutliersFindTheStrayTime) {
+  std::vector<double> times{1.00, 1.02, 0.99, 1.01, 1.00, 1.60};
+  EXPECT_EQ(mad_outliers(times), (std::vector<size_t>{5}));
+  EXPECT_TRUE(mad_outliers({1.0, 1.0, 1.0, 1.5}).empty());  // MAD 0: no verdict
+  EXPECT_TRUE(mad_outliers({1.0, 9.0}).empty());            // too few samples
+}
+
+TEST(Statistics, BootstrapIntervalHoldsTheRatioAndIsReproducible) {
+  std::vector<double> fast{2.0, 2.1, 1.9, 2.05, 1.95};
+  std::vector<double> slow{1.0, 1.05, 0.95, 1.02, 0.98};
+  auto interval = bootstrap_ratio_of_medians(fast, slow);
+  ASSERT_TRUE(interval.has_value());
+  EXPECT_LE(interval->low, 2.0);
+  EXPECT_GE(interval->high, 2.0);
+  EXPECT_GT(interval->low, 1.7);
+  EXPECT_LT(interval->high, 2.3);
+  auto again = bootstrap_ratio_of_medians(fast, slow);
+  EXPECT_EQ(again->low, interval->low);
+  EXPECT_EQ(again->high, interval->high);
+  EXPECT_FALSE(bootstrap_ratio_of_medians({2.0}, slow).has_value());
+}
