@@ -8,7 +8,7 @@ namespace {
 
 // fp16 on a tiny MLP: 64 samples in batches of 8 make 8 steps an epoch. With a small initial scale no
 // gradient overflows, so the GradScaler doubles its scale after every `growth_interval` optimizer steps.
-ampbench::report::ModeRecord run_fp16(int64_t accumulation_steps) {
+ampbench::report::TrialRecord run_fp16(int64_t accumulation_steps) {
   nlohmann::json doc = {
       {"name", "trainer"},
       {"model", {{"type", "mlp"}, {"options", {{"width", 8}, {"depth", 1}}}}},
@@ -21,7 +21,7 @@ ampbench::report::ModeRecord run_fp16(int64_t accumulation_steps) {
       {"precision", {{"modes", {"fp16"}}, {"grad_scaler", {{"init_scale", 1.0}, {"growth_interval", 1}}}}},
       {"device", "cpu"}};
   auto config = ampbench::config::parse_experiment_config(doc);
-  return ampbench::train::Experiment(config, torch::kCPU).run().modes.at(0);
+  return ampbench::train::Experiment(config, torch::kCPU).run().trials.at(0);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include "config/json_reader.h"
@@ -100,6 +101,46 @@ PrecisionConfig parse_precision(ObjectReader precision) {
   return out;
 }
 
+// "gates": {"min_speedup": {"bf16": 1.2}, "max_val_loss_delta": {...}, "max_memory_ratio": {...}}
+report::Gates parse_gates(ObjectReader gates, const std::vector<amp::PrecisionMode>& modes) {
+  report::Gates out;
+  auto read = [&](const char* key, std::map<amp::PrecisionMode, double>& thresholds, double min, double max) {
+    ObjectReader per_mode = gates.object(key);
+    for (const auto& name : per_mode.keys()) {
+      auto mode = amp::parse_precision_mode(name);
+      if (!mode) {
+        throw ConfigError(per_mode.path_of(name),
+                          "unknown mode \"" + name + "\"; expected one of " + amp::precision_mode_names());
+      }
+      if (std::find(modes.begin(), modes.end(), *mode) == modes.end()) {
+        throw ConfigError(per_mode.path_of(name), "mode \"" + name + "\" is not in /precision/modes");
+      }
+      thresholds[*mode] = per_mode.number(name, 0.0, min, max);
+    }
+    per_mode.finish();
+  };
+  read("min_speedup", out.min_speedup, 0.0, 1e6);
+  read("max_val_loss_delta", out.max_val_loss_delta, -1e6, 1e6);
+  read("max_memory_ratio", out.max_memory_ratio, 0.0, 1e6);
+  gates.finish();
+  if (!out.empty() && std::find(modes.begin(), modes.end(), amp::PrecisionMode::fp32) == modes.end()) {
+    throw ConfigError(gates.path(), "gates compare against fp32, which is not in /precision/modes");
+  }
+  return out;
+}
+
+nlohmann::json gates_json(const report::Gates& gates) {
+  nlohmann::json out = nlohmann::json::object();
+  auto write = [&](const char* key, const std::map<amp::PrecisionMode, double>& thresholds) {
+    if (thresholds.empty()) return;
+    for (const auto& [mode, value] : thresholds) out[key][std::string(amp::to_string(mode))] = value;
+  };
+  write("min_speedup", gates.min_speedup);
+  write("max_val_loss_delta", gates.max_val_loss_delta);
+  write("max_memory_ratio", gates.max_memory_ratio);
+  return out;
+}
+
 std::string optimizer_name(OptimizerKind kind) { return kind == OptimizerKind::sgd ? "sgd" : "adamw"; }
 
 }  // namespace
@@ -109,6 +150,7 @@ ExperimentConfig parse_experiment_config(const nlohmann::json& document) {
   ExperimentConfig config;
   config.name = root.required_string("name");
   config.seed = static_cast<uint64_t>(root.integer("seed", 0, 0));
+  config.repeats = root.integer("repeats", 1, 1, 1000);
   config.data = parse_data(root.required_object("data"), config.seed);
   config.train = parse_train(root.object("train"));
   config.precision = parse_precision(root.object("precision"));
@@ -117,6 +159,7 @@ ExperimentConfig parse_experiment_config(const nlohmann::json& document) {
     throw ConfigError(root.path_of("device"),
                       "expected auto, cpu, cuda or cuda:N, got \"" + config.device + "\"");
   }
+  config.gates = parse_gates(root.object("gates"), config.precision.modes);
   ObjectReader output = root.object("output");
   config.output_dir = output.string("dir", config.output_dir);
   output.finish();
@@ -189,6 +232,7 @@ nlohmann::json to_json(const ExperimentConfig& c) {
   return {
       {"name", c.name},
       {"seed", c.seed},
+      {"repeats", c.repeats},
       {"model", {{"type", c.model.type}, {"options", c.model.options}}},
       {"data",
        {{"synthetic",
@@ -207,6 +251,7 @@ nlohmann::json to_json(const ExperimentConfig& c) {
           {"growth_interval", s.growth_interval}}}}},
       {"device", c.device},
       {"output", {{"dir", c.output_dir}}},
+      {"gates", gates_json(c.gates)},
   };
 }
 

@@ -12,6 +12,7 @@
 #include "amp/precision_mode.h"
 #include "config/config_error.h"
 #include "data/synthetic_dataset.h"
+#include "report/gates.h"
 
 namespace ampbench::config {
 
@@ -49,12 +50,14 @@ struct PrecisionConfig {
 struct ExperimentConfig {
   std::string name;
   uint64_t seed = 0;
+  int64_t repeats = 1;  // trials per mode, interleaved across modes
   ModelConfig model;
   data::SyntheticDataOptions data;
   TrainConfig train;
   PrecisionConfig precision;
   std::string device = "auto";
   std::string output_dir = "results";
+  report::Gates gates;
 
   int64_t steps_per_epoch() const { return data.train_samples / train.batch_size; }
 };

@@ -81,6 +81,12 @@ bool ObjectReader::has(const std::string& key) const {
   return value_.contains(key);
 }
 
+std::vector<std::string> ObjectReader::keys() const {
+  std::vector<std::string> out;
+  for (const auto& [key, unused] : value_.items()) out.push_back(key);
+  return out;
+}
+
 const nlohmann::json& ObjectReader::at(const std::string& key) {
   read_keys_.insert(key);
   return value_.at(key);

@@ -21,6 +21,8 @@ class ObjectReader {
   const std::string& path() const { return path_; }
   std::string path_of(const std::string& key) const;
   bool has(const std::string& key) const;
+  // The keys present, in document order; for objects whose keys are data (such as mode names).
+  std::vector<std::string> keys() const;
 
   int64_t integer(const std::string& key, int64_t fallback, int64_t min,
                   int64_t max = std::numeric_limits<int64_t>::max());

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <thread>
@@ -12,6 +13,7 @@
 
 #include "measure/build_info.h"
 #include "measure/gpu_info.h"
+#include "util/fnv1a.h"
 
 namespace ampbench::measure {
 
@@ -52,7 +54,15 @@ std::string utc_timestamp() {
   return text;
 }
 
-Environment capture_environment(const torch::Device& device) {
+std::string config_hash(nlohmann::json resolved_config) {
+  // Where the reports go does not change the experiment.
+  resolved_config.erase("output");
+  auto text = resolved_config.dump();
+  return util::hex64(util::fnv1a(text.data(), text.size()));
+}
+
+Environment capture_environment(const torch::Device& device, const nlohmann::json& resolved_config,
+                                uint64_t seed) {
   Environment env;
   env.ampbench_version = AMPBENCH_VERSION;
   env.git_commit = git_commit();
@@ -72,6 +82,8 @@ Environment capture_environment(const torch::Device& device) {
   env.torch_threads = at::get_num_threads();
   char host[256] = {};
   env.hostname = gethostname(host, sizeof host - 1) == 0 ? host : "unknown";
+  env.config_hash = config_hash(resolved_config);
+  env.seed = seed;
   env.timestamp_utc = utc_timestamp();
   return env;
 }

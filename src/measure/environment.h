@@ -4,6 +4,7 @@
 #include <string>
 
 #include <torch/torch.h>
+#include <nlohmann/json.hpp>
 
 namespace ampbench::measure {
 
@@ -22,10 +23,15 @@ struct Environment {
   int cpu_cores = 0;
   int torch_threads = 0;
   std::string hostname;
+  std::string config_hash;  // FNV-1a of the resolved config's JSON: equal hashes, same experiment
+  uint64_t seed = 0;
   std::string timestamp_utc;
 };
 
-Environment capture_environment(const torch::Device& device);
+// The experiment's identity: equal for two runs of the same resolved config, wherever they write.
+std::string config_hash(nlohmann::json resolved_config);
+Environment capture_environment(const torch::Device& device, const nlohmann::json& resolved_config,
+                                uint64_t seed);
 std::string cpu_model_name();
 std::string libtorch_version();
 // "12.8", or nullopt without CUDA; likewise cuDNN "9.10.2".

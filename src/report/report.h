@@ -10,11 +10,12 @@
 #include "amp/precision_mode.h"
 #include "measure/environment.h"
 #include "measure/memory_probe.h"
+#include "measure/statistics.h"
 
 namespace ampbench::report {
 
-// The report model: what a run measured, rendered by the json/csv/console renderers. An optional that
-// is empty means "undefined here" and is written as null / an empty cell, never as 0.
+// The report model: what a run measured, rendered by the json/csv/markdown/console renderers. An
+// optional that is empty means "undefined here" and is written as null / an empty cell, never as 0.
 
 constexpr int kSchemaVersion = 1;
 
@@ -28,36 +29,72 @@ struct EpochRecord {
   double val_loss = 0;
   double val_accuracy = 0;
   std::optional<double> loss_scale;      // fp16: the GradScaler's scale at the end of the epoch
-  std::optional<int64_t> skipped_steps;  // fp16: optimizer steps skipped for inf/NaN gradients
+  std::optional<int64_t> skipped_steps;  // fp16: optimizer steps skipped for inf/NaN gradients, so far
+  // Host-clock duration of each timed step. Only where ops are synchronous (the CPU): on a GPU the
+  // host runs ahead of the device and these would time kernel launches, so they stay empty there.
+  std::vector<double> step_seconds;
 };
 
-struct ModeRecord {
+// One training run of one mode: the unit that `repeats` multiplies.
+struct TrialRecord {
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
+  int64_t trial = 1;  // 1-based, per mode
   std::string status = "ok";
   std::vector<EpochRecord> epochs;
   measure::MemoryReading memory;
   bool master_weights_fp32 = true;
-  std::string initial_weights_checksum;  // equal across modes: the same initial weights
-  std::string data_order_checksum;       // equal across modes: the same batches in the same order
+  std::string initial_weights_checksum;  // equal across trials: the same initial weights
+  std::string data_order_checksum;       // equal across trials: the same batches in the same order
   int64_t warmup_steps_excluded = 0;
 };
 
-// One mode against the fp32 baseline (empty when fp32 was not run).
+struct StepPercentiles {
+  double p50 = 0, p90 = 0, p99 = 0;
+};
+
+// One mode over all its trials, and against the fp32 baseline (comparisons empty without fp32).
 struct ModeSummary {
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
-  double samples_per_second = 0;         // over the epochs the comparison uses
-  std::vector<int64_t> epochs_compared;  // the first epoch is left out when there are several
-  std::optional<double> speedup_vs_fp32;
+  int64_t trials = 0;
+  std::vector<int64_t> epochs_compared;               // the first epoch is left out when there are several
+  measure::Summary samples_per_second;                // over compared epochs x trials
+  measure::Summary epoch_seconds;                     // over compared epochs x trials
+  std::optional<StepPercentiles> step_seconds;        // over the compared epochs' steps (CPU only)
+  int64_t peak_bytes = 0;                             // the largest over trials
+  double val_loss = 0;                                // median over trials of the final epoch's
+  double val_accuracy = 0;                            // likewise
+  std::optional<double> speedup_vs_fp32;              // median trial throughput / fp32's
+  std::optional<measure::Interval> speedup_interval;  // 95 % bootstrap over trials (>= 2 per mode; not fp32)
   std::optional<double> memory_ratio_vs_fp32;
   std::optional<double> val_loss_delta_vs_fp32;
+};
+
+// One gate's verdict (see gates.h).
+struct GateResult {
+  std::string gate;  // min_speedup, max_val_loss_delta, max_memory_ratio
+  amp::PrecisionMode mode = amp::PrecisionMode::fp32;
+  double threshold = 0;
+  std::optional<double> value;  // empty when the mode did not finish
+  bool passed = false;
+  std::string message;  // which and why, in a line
+};
+
+// Something about the measurement a reader should know, with what to do about it.
+struct Warning {
+  std::string kind;  // outlier, high_cv, debug_build, few_repeats
+  std::optional<amp::PrecisionMode> mode;
+  std::string message;
+  std::string advice;
 };
 
 struct RunReport {
   nlohmann::json config;
   measure::Environment environment;
-  std::vector<ModeRecord> modes;
+  std::vector<TrialRecord> trials;  // in the order they ran (modes interleaved)
   std::vector<ModeSummary> summary;
-  bool complete = false;  // false while modes are still running
+  std::vector<Warning> warnings;
+  std::vector<GateResult> gates;  // filled once every trial finished
+  bool complete = false;          // false while trials are still running
 };
 
 }  // namespace ampbench::report

@@ -7,45 +7,85 @@ namespace {
 
 // The first epoch pays one-off costs (allocator growth, kernel selection); leave it out when there
 // are others to compare.
-std::vector<const EpochRecord*> compared_epochs(const ModeRecord& mode) {
+std::vector<const EpochRecord*> compared_epochs(const TrialRecord& trial) {
   std::vector<const EpochRecord*> out;
-  for (const auto& e : mode.epochs) out.push_back(&e);
+  for (const auto& e : trial.epochs) out.push_back(&e);
   if (out.size() > 1) out.erase(out.begin());
   return out;
 }
 
-double throughput(const std::vector<const EpochRecord*>& epochs) {
+double throughput(const TrialRecord& trial) {
   double samples = 0, seconds = 0;
-  for (const auto* e : epochs) samples += static_cast<double>(e->timed_samples), seconds += e->seconds;
+  for (const auto* e : compared_epochs(trial))
+    samples += static_cast<double>(e->timed_samples), seconds += e->seconds;
   return seconds > 0 ? samples / seconds : 0.0;
+}
+
+struct ModeTrials {
+  amp::PrecisionMode mode;
+  std::vector<const TrialRecord*> trials;
+  std::vector<double> throughputs;
+};
+
+ModeSummary summarize_mode(const ModeTrials& m) {
+  ModeSummary s;
+  s.mode = m.mode;
+  s.trials = static_cast<int64_t>(m.trials.size());
+  std::vector<double> rates, seconds, steps, val_losses, val_accuracies;
+  for (const auto* trial : m.trials) {
+    auto epochs = compared_epochs(*trial);
+    if (s.epochs_compared.empty()) {
+      for (const auto* e : epochs) s.epochs_compared.push_back(e->epoch);
+    }
+    for (const auto* e : epochs) {
+      rates.push_back(e->samples_per_second);
+      seconds.push_back(e->seconds);
+      steps.insert(steps.end(), e->step_seconds.begin(), e->step_seconds.end());
+    }
+    s.peak_bytes = std::max(s.peak_bytes, trial->memory.peak_bytes);
+    val_losses.push_back(trial->epochs.back().val_loss);
+    val_accuracies.push_back(trial->epochs.back().val_accuracy);
+  }
+  s.samples_per_second = measure::summarize_samples(rates);
+  s.epoch_seconds = measure::summarize_samples(seconds);
+  if (!steps.empty()) {
+    s.step_seconds = StepPercentiles{*measure::quantile(steps, 0.5), *measure::quantile(steps, 0.9),
+                                     *measure::quantile(steps, 0.99)};
+  }
+  s.val_loss = *measure::median(val_losses);
+  s.val_accuracy = *measure::median(val_accuracies);
+  return s;
 }
 
 }  // namespace
 
-std::vector<ModeSummary> summarize(const std::vector<ModeRecord>& modes) {
-  auto baseline = std::find_if(modes.begin(), modes.end(), [](const ModeRecord& m) {
-    return m.mode == amp::PrecisionMode::fp32 && !m.epochs.empty();
-  });
-  std::optional<double> baseline_throughput;
-  if (baseline != modes.end()) baseline_throughput = throughput(compared_epochs(*baseline));
+std::vector<ModeSummary> summarize(const std::vector<TrialRecord>& trials) {
+  std::vector<ModeTrials> modes;
+  for (const auto& trial : trials) {
+    if (trial.epochs.empty()) continue;
+    auto it =
+        std::find_if(modes.begin(), modes.end(), [&](const ModeTrials& m) { return m.mode == trial.mode; });
+    if (it == modes.end()) it = modes.insert(modes.end(), ModeTrials{trial.mode, {}, {}});
+    it->trials.push_back(&trial);
+    it->throughputs.push_back(throughput(trial));
+  }
+  const auto baseline = std::find_if(modes.begin(), modes.end(),
+                                     [](const ModeTrials& m) { return m.mode == amp::PrecisionMode::fp32; });
 
   std::vector<ModeSummary> out;
-  for (const auto& mode : modes) {
-    if (mode.epochs.empty()) continue;
-    ModeSummary s;
-    s.mode = mode.mode;
-    auto epochs = compared_epochs(mode);
-    for (const auto* e : epochs) s.epochs_compared.push_back(e->epoch);
-    s.samples_per_second = throughput(epochs);
+  for (const auto& m : modes) {
+    auto s = summarize_mode(m);
     if (baseline != modes.end()) {
-      if (*baseline_throughput > 0) s.speedup_vs_fp32 = s.samples_per_second / *baseline_throughput;
-      if (baseline->memory.peak_bytes > 0) {
-        s.memory_ratio_vs_fp32 =
-            static_cast<double>(mode.memory.peak_bytes) / static_cast<double>(baseline->memory.peak_bytes);
+      auto base = summarize_mode(*baseline);
+      double base_rate = *measure::median(baseline->throughputs);
+      if (base_rate > 0) s.speedup_vs_fp32 = *measure::median(m.throughputs) / base_rate;
+      if (m.mode != baseline->mode) {
+        s.speedup_interval = measure::bootstrap_ratio_of_medians(m.throughputs, baseline->throughputs);
       }
-      s.val_loss_delta_vs_fp32 = mode.epochs.back().val_loss - baseline->epochs.back().val_loss;
+      if (base.peak_bytes > 0) s.memory_ratio_vs_fp32 = double(s.peak_bytes) / double(base.peak_bytes);
+      s.val_loss_delta_vs_fp32 = s.val_loss - base.val_loss;
     }
-    out.push_back(s);
+    out.push_back(std::move(s));
   }
   return out;
 }

@@ -5,7 +5,9 @@
 #include "data/synthetic_dataset.h"
 #include "measure/memory_probe.h"
 #include "models/registry.h"
+#include "report/gates.h"
 #include "report/summary.h"
+#include "report/warnings.h"
 #include "train/model_state.h"
 #include "train/trainer.h"
 
@@ -17,7 +19,7 @@ Experiment::Experiment(config::ExperimentConfig config, const torch::Device& dev
 report::RunReport Experiment::run(const ModeDone& on_mode_done) {
   report::RunReport report;
   report.config = config::to_json(config_);
-  report.environment = measure::capture_environment(device_);
+  report.environment = measure::capture_environment(device_, report.config, config_.seed);
 
   // The probe first: on the CPU it installs the counting allocator, which must see every tensor.
   auto probe = measure::make_memory_probe(device_);
@@ -29,26 +31,31 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done) {
   const auto initial = ModelState::capture(*entry.build(config_.model.options, input));
   Trainer trainer(config_, dataset, device_);
 
-  for (auto mode : config_.precision.modes) {
-    spdlog::info("{}: training {} for {} epoch(s) on {}", amp::to_string(mode), config_.model.type,
-                 config_.train.epochs, device_.str());
-    report::ModeRecord record;
-    record.mode = mode;
-    probe->begin();
-    {
-      auto model = entry.build(config_.model.options, input);
-      initial.restore_into(*model);
-      model->to(device_);
-      record.initial_weights_checksum = checksum(state_tensors(*model));
-      trainer.run(mode, *model, record);
+  for (int64_t round = 1; round <= config_.repeats; ++round) {
+    for (auto mode : config_.precision.modes) {
+      spdlog::info("{} trial {}/{}: training {} for {} epoch(s) on {}", amp::to_string(mode), round,
+                   config_.repeats, config_.model.type, config_.train.epochs, device_.str());
+      report::TrialRecord record;
+      record.mode = mode;
+      record.trial = round;
+      probe->begin();
+      {
+        auto model = entry.build(config_.model.options, input);
+        initial.restore_into(*model);
+        model->to(device_);
+        record.initial_weights_checksum = checksum(state_tensors(*model));
+        trainer.run(mode, *model, record);
+      }
+      record.memory = probe->read();
+      if (!record.master_weights_fp32)
+        spdlog::warn("{}: parameters are no longer fp32 after training", amp::to_string(mode));
+      report.trials.push_back(std::move(record));
+      report.summary = report::summarize(report.trials);
+      report.warnings = report::find_warnings(report);
+      if (on_mode_done) on_mode_done(report);
     }
-    record.memory = probe->read();
-    if (!record.master_weights_fp32)
-      spdlog::warn("{}: parameters are no longer fp32 after training", amp::to_string(mode));
-    report.modes.push_back(std::move(record));
-    report.summary = report::summarize(report.modes);
-    if (on_mode_done) on_mode_done(report);
   }
+  report.gates = report::check_gates(config_.gates, report.summary);
   report.complete = true;
   return report;
 }

@@ -11,14 +11,16 @@ namespace ampbench::train {
 
 // Runs one experiment fairly: the data is made and staged once, the initial weights are drawn once from
 // the seed and copied bit for bit into every mode's model, and each mode sees the same batch order.
-// Peak memory is measured per mode, from a fresh peak.
+// Peak memory is measured per trial, from a fresh peak.
 class Experiment {
  public:
   using ModeDone = std::function<void(const report::RunReport& so_far)>;
 
   Experiment(config::ExperimentConfig config, const torch::Device& device);
-  // Runs the configured modes in order; after each one, on_mode_done sees the report so far (so the
-  // caller can write it and a crash later loses nothing).
+  // Runs `repeats` rounds of the configured modes, interleaved (fp32, fp16, bf16, fp32, ...) so that
+  // machine drift spreads over all modes; every trial starts from the same initial state. After each
+  // trial, on_mode_done sees the report so far (so the caller can write it and a crash later loses
+  // nothing).
   report::RunReport run(const ModeDone& on_mode_done = {});
 
  private:

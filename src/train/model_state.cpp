@@ -1,6 +1,6 @@
 #include "train/model_state.h"
 
-#include <cstdio>
+#include "util/fnv1a.h"
 
 namespace ampbench::train {
 
@@ -25,18 +25,12 @@ void ModelState::restore_into(torch::nn::Module& module) const {
 }
 
 std::string checksum(const std::vector<torch::Tensor>& tensors) {
-  uint64_t hash = 1469598103934665603ULL;
+  uint64_t hash = util::fnv1a(nullptr, 0);
   for (const auto& t : tensors) {
     auto bytes = t.detach().to(torch::kCPU).contiguous();
-    const auto* data = static_cast<const unsigned char*>(bytes.data_ptr());
-    for (size_t i = 0; i < bytes.nbytes(); ++i) {
-      hash ^= data[i];
-      hash *= 1099511628211ULL;
-    }
+    hash = util::fnv1a(bytes.data_ptr(), bytes.nbytes(), hash);
   }
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-  return text;
+  return util::hex64(hash);
 }
 
 bool parameters_are_fp32(const torch::nn::Module& module) {

@@ -22,7 +22,7 @@ class ModelState {
 // All parameters then all buffers, in registration order.
 std::vector<torch::Tensor> state_tensors(const torch::nn::Module& module);
 
-// FNV-1a over the raw bytes of the tensors: equal checksums mean bit-identical contents.
+// 64-bit FNV-1a over the raw bytes of the tensors: equal checksums mean bit-identical contents.
 std::string checksum(const std::vector<torch::Tensor>& tensors);
 
 // True when every floating-point parameter is fp32 (the master weights were never cast down).

@@ -37,7 +37,7 @@ Trainer::Trainer(const config::ExperimentConfig& config, const data::Dataset& da
                  const torch::Device& device)
     : config_(config), dataset_(dataset), device_(device) {}
 
-void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::ModeRecord& record) const {
+void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::TrialRecord& record) const {
   const auto& train = config_.train;
   const int64_t steps = config_.steps_per_epoch();  // the last partial batch is dropped: equal shapes
   const auto dtype = amp::autocast_dtype(mode);
@@ -52,6 +52,10 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::ModeR
   auto skipped = torch::zeros({}, on_device.dtype(torch::kFloat32));
   std::vector<torch::Tensor> orders;
   record.warmup_steps_excluded = train.warmup_steps;
+  // Per-step host times mean something only where ops are synchronous (see EpochRecord).
+  const bool time_steps = device_.is_cpu();
+  std::vector<std::chrono::steady_clock::time_point> step_ends;
+  step_ends.reserve(static_cast<size_t>(steps));
 
   for (int64_t epoch = 1; epoch <= train.epochs; ++epoch) {
     auto order_cpu = data::epoch_order(config_.seed, epoch, dataset_.train_size());
@@ -93,9 +97,14 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::ModeR
     };
 
     for (int64_t step = 0; step < first_timed_step; ++step) train_step(step);
+    step_ends.clear();
     measure::synchronize(device_);
     auto start = std::chrono::steady_clock::now();
-    for (int64_t step = first_timed_step; step < steps; ++step) train_step(step);
+    for (int64_t step = first_timed_step; step < steps; ++step) {
+      train_step(step);
+      // A clock read, not a sync: on the CPU the step's work is done when train_step returns.
+      if (time_steps) step_ends.push_back(std::chrono::steady_clock::now());
+    }
     measure::synchronize(device_);
     auto stop = std::chrono::steady_clock::now();
 
@@ -107,6 +116,9 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::ModeR
     e.timed_samples = e.timed_steps * train.batch_size;
     e.samples_per_second = e.seconds > 0 ? static_cast<double>(e.timed_samples) / e.seconds : 0.0;
     e.train_loss = loss_sum.item<double>() / static_cast<double>(steps);
+    for (size_t i = 0; i < step_ends.size(); ++i) {
+      e.step_seconds.push_back(seconds_between(i == 0 ? start : step_ends[i - 1], step_ends[i]));
+    }
     if (scaler) {
       e.loss_scale = scaler->scale_value();
       e.skipped_steps = static_cast<int64_t>(skipped.item<double>());

@@ -23,7 +23,7 @@ class Trainer {
 
   // Fills the record's epochs, master-weight check and data-order checksum; memory and the initial
   // weights' checksum are the caller's.
-  void run(amp::PrecisionMode mode, models::Network& model, report::ModeRecord& record) const;
+  void run(amp::PrecisionMode mode, models::Network& model, report::TrialRecord& record) const;
 
  private:
   struct Evaluation {

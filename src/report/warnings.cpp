@@ -1,0 +1,61 @@
+#include "report/warnings.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace ampbench::report {
+namespace {
+
+std::string format(const char* pattern, double a, double b = 0, double c = 0) {
+  char text[160];
+  std::snprintf(text, sizeof text, pattern, a, b, c);
+  return text;
+}
+
+}  // namespace
+
+std::vector<Warning> find_warnings(const RunReport& report) {
+  std::vector<Warning> out;
+  const auto& build = report.environment.build_type;
+  if (build != "Release" && build != "RelWithDebInfo") {
+    out.push_back({"debug_build", std::nullopt,
+                   "ampbench was built as " + build + ": timings are not representative",
+                   "rebuild with -DCMAKE_BUILD_TYPE=Release (scripts/ampbench does)"});
+  }
+  for (const auto& s : report.summary) {
+    const std::string mode(amp::to_string(s.mode));
+    if (s.trials < kRepeatsForAVerdict) {
+      out.push_back({"few_repeats", s.mode,
+                     mode + ": " + std::to_string(s.trials) + " trial(s): too few for a speed-up verdict" +
+                         (s.trials < 2 ? ", and no uncertainty interval" : ""),
+                     "set \"repeats\" to 5 or more; trials are interleaved across modes"});
+    }
+    if (s.samples_per_second.cv && *s.samples_per_second.cv > kHighCoefficientOfVariation) {
+      out.push_back(
+          {"high_cv", s.mode,
+           mode + format(": samples/s varies by %.1f%% (coefficient of variation) across epochs and trials",
+                         100.0 * *s.samples_per_second.cv),
+           "close other programs, run longer epochs, or add repeats"});
+    }
+    std::vector<double> seconds;
+    std::vector<std::pair<int64_t, int64_t>> where;  // (trial, epoch)
+    for (const auto& trial : report.trials) {
+      if (trial.mode != s.mode) continue;
+      for (const auto& e : trial.epochs) {
+        if (std::find(s.epochs_compared.begin(), s.epochs_compared.end(), e.epoch) == s.epochs_compared.end())
+          continue;
+        seconds.push_back(e.seconds);
+        where.emplace_back(trial.trial, e.epoch);
+      }
+    }
+    for (size_t i : measure::mad_outliers(seconds)) {
+      out.push_back({"outlier", s.mode,
+                     mode + format(": trial %.0f, epoch %.0f took %.3f s, far from the mode's median",
+                                   double(where[i].first), double(where[i].second), seconds[i]),
+                     "something else was probably running; rerun, or add repeats so the median absorbs it"});
+    }
+  }
+  return out;
+}
+
+}  // namespace ampbench::report
