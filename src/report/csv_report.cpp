@@ -16,10 +16,11 @@ std::string number(double value) {
 template <typename T>
 std::string optional_cell(const std::optional<T>& value) {
   if (!value) return "";
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (std::is_floating_point_v<T>) {
     return number(*value);
-  else
+  } else {
     return std::to_string(*value);
+  }
 }
 
 }  // namespace
@@ -27,13 +28,15 @@ std::string optional_cell(const std::optional<T>& value) {
 std::string to_csv(const RunReport& report) {
   std::ostringstream out;
   out << kCsvColumns << "\n";
-  for (const auto& m : report.modes) {
-    for (const auto& e : m.epochs) {
-      out << amp::to_string(m.mode) << ',' << e.epoch << ',' << m.status << ',' << number(e.seconds) << ','
-          << e.timed_steps << ',' << e.timed_samples << ',' << number(e.samples_per_second) << ','
-          << number(e.train_loss) << ',' << number(e.val_loss) << ',' << number(e.val_accuracy) << ','
-          << m.memory.peak_bytes << ',' << m.memory.probe << ',' << optional_cell(e.loss_scale) << ','
-          << optional_cell(e.skipped_steps) << "\n";
+  for (const auto& t : report.trials) {
+    for (const auto& e : t.epochs) {
+      auto percentile = [&](double q) { return optional_cell(measure::quantile(e.step_seconds, q)); };
+      out << amp::to_string(t.mode) << ',' << t.trial << ',' << e.epoch << ',' << t.status << ','
+          << number(e.seconds) << ',' << e.timed_steps << ',' << e.timed_samples << ','
+          << number(e.samples_per_second) << ',' << percentile(0.5) << ',' << percentile(0.9) << ','
+          << percentile(0.99) << ',' << number(e.train_loss) << ',' << number(e.val_loss) << ','
+          << number(e.val_accuracy) << ',' << t.memory.peak_bytes << ',' << t.memory.probe << ','
+          << optional_cell(e.loss_scale) << ',' << optional_cell(e.skipped_steps) << "\n";
     }
   }
   return out.str();

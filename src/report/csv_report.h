@@ -6,12 +6,12 @@
 
 namespace ampbench::report {
 
-// One row per mode x epoch under a fixed header (see kCsvColumns); an undefined value is an empty
-// cell, never 0.
+// Tidy CSV: one row per trial x epoch under a fixed header (kCsvColumns); an undefined value is an
+// empty cell, never 0.
 std::string to_csv(const RunReport& report);
 
 inline constexpr const char* kCsvColumns =
-    "mode,epoch,status,seconds,timed_steps,timed_samples,samples_per_second,train_loss,val_loss,val_accuracy,"
-    "peak_bytes,memory_probe,loss_scale,skipped_steps";
+    "mode,trial,epoch,status,seconds,timed_steps,timed_samples,samples_per_second,step_p50_s,step_p90_s,"
+    "step_p99_s,train_loss,val_loss,val_accuracy,peak_bytes,memory_probe,loss_scale,skipped_steps";
 
 }  // namespace ampbench::report

@@ -22,6 +22,8 @@ nlohmann::json environment_json(const measure::Environment& env) {
           {"cpu_cores", env.cpu_cores},
           {"torch_threads", env.torch_threads},
           {"hostname", env.hostname},
+          {"config_hash", env.config_hash},
+          {"seed", env.seed},
           {"timestamp_utc", env.timestamp_utc}};
 }
 
@@ -35,48 +37,92 @@ nlohmann::json epoch_json(const EpochRecord& e) {
           {"val_loss", e.val_loss},
           {"val_accuracy", e.val_accuracy},
           {"loss_scale", optional_json(e.loss_scale)},
-          {"skipped_steps", optional_json(e.skipped_steps)}};
+          {"skipped_steps", optional_json(e.skipped_steps)},
+          {"step_seconds", e.step_seconds}};
 }
 
-nlohmann::json mode_json(const ModeRecord& m) {
+nlohmann::json trial_json(const TrialRecord& t) {
   nlohmann::json epochs = nlohmann::json::array();
-  for (const auto& e : m.epochs) epochs.push_back(epoch_json(e));
-  return {{"mode", amp::to_string(m.mode)},
-          {"status", m.status},
-          {"warmup_steps_excluded", m.warmup_steps_excluded},
-          {"master_weights_fp32", m.master_weights_fp32},
-          {"initial_weights_checksum", m.initial_weights_checksum},
-          {"data_order_checksum", m.data_order_checksum},
+  for (const auto& e : t.epochs) epochs.push_back(epoch_json(e));
+  return {{"mode", amp::to_string(t.mode)},
+          {"trial", t.trial},
+          {"status", t.status},
+          {"warmup_steps_excluded", t.warmup_steps_excluded},
+          {"master_weights_fp32", t.master_weights_fp32},
+          {"initial_weights_checksum", t.initial_weights_checksum},
+          {"data_order_checksum", t.data_order_checksum},
           {"memory",
-           {{"probe", m.memory.probe},
-            {"baseline_bytes", m.memory.baseline_bytes},
-            {"peak_bytes", m.memory.peak_bytes},
-            {"peak_reserved_bytes", optional_json(m.memory.peak_reserved_bytes)}}},
+           {{"probe", t.memory.probe},
+            {"baseline_bytes", t.memory.baseline_bytes},
+            {"peak_bytes", t.memory.peak_bytes},
+            {"peak_reserved_bytes", optional_json(t.memory.peak_reserved_bytes)}}},
           {"epochs", epochs}};
 }
 
+nlohmann::json statistics_json(const measure::Summary& s) {
+  return {{"count", s.count},
+          {"mean", optional_json(s.mean)},
+          {"median", optional_json(s.median)},
+          {"stddev", optional_json(s.stddev)},
+          {"cv", optional_json(s.cv)},
+          {"iqr", optional_json(s.iqr)},
+          {"min", optional_json(s.min)},
+          {"max", optional_json(s.max)}};
+}
+
 nlohmann::json summary_json(const ModeSummary& s) {
+  nlohmann::json steps = nullptr;
+  if (s.step_seconds)
+    steps = {{"p50", s.step_seconds->p50}, {"p90", s.step_seconds->p90}, {"p99", s.step_seconds->p99}};
+  nlohmann::json interval = nullptr;
+  if (s.speedup_interval) interval = {s.speedup_interval->low, s.speedup_interval->high};
   return {{"mode", amp::to_string(s.mode)},
-          {"samples_per_second", s.samples_per_second},
+          {"trials", s.trials},
           {"epochs_compared", s.epochs_compared},
+          {"samples_per_second", statistics_json(s.samples_per_second)},
+          {"epoch_seconds", statistics_json(s.epoch_seconds)},
+          {"step_seconds", steps},
+          {"peak_bytes", s.peak_bytes},
+          {"val_loss", s.val_loss},
+          {"val_accuracy", s.val_accuracy},
           {"speedup_vs_fp32", optional_json(s.speedup_vs_fp32)},
+          {"speedup_interval_95", interval},
           {"memory_ratio_vs_fp32", optional_json(s.memory_ratio_vs_fp32)},
           {"val_loss_delta_vs_fp32", optional_json(s.val_loss_delta_vs_fp32)}};
+}
+
+nlohmann::json gate_json(const GateResult& g) {
+  return {{"gate", g.gate},           {"mode", amp::to_string(g.mode)},
+          {"threshold", g.threshold}, {"value", optional_json(g.value)},
+          {"passed", g.passed},       {"message", g.message}};
+}
+
+nlohmann::json warning_json(const Warning& w) {
+  return {{"kind", w.kind},
+          {"mode", w.mode ? nlohmann::json(std::string(amp::to_string(*w.mode))) : nlohmann::json(nullptr)},
+          {"message", w.message},
+          {"advice", w.advice}};
 }
 
 }  // namespace
 
 nlohmann::json to_json(const RunReport& report) {
-  nlohmann::json modes = nlohmann::json::array();
-  for (const auto& m : report.modes) modes.push_back(mode_json(m));
+  nlohmann::json trials = nlohmann::json::array();
+  for (const auto& t : report.trials) trials.push_back(trial_json(t));
   nlohmann::json summary = nlohmann::json::array();
   for (const auto& s : report.summary) summary.push_back(summary_json(s));
+  nlohmann::json warnings = nlohmann::json::array();
+  for (const auto& w : report.warnings) warnings.push_back(warning_json(w));
+  nlohmann::json gates = nlohmann::json::array();
+  for (const auto& g : report.gates) gates.push_back(gate_json(g));
   return {{"schema_version", kSchemaVersion},
           {"complete", report.complete},
           {"config", report.config},
           {"environment", environment_json(report.environment)},
-          {"modes", modes},
-          {"summary", summary}};
+          {"trials", trials},
+          {"summary", summary},
+          {"warnings", warnings},
+          {"gates", gates}};
 }
 
 }  // namespace ampbench::report

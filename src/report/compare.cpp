@@ -1,0 +1,154 @@
+#include "report/compare.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "config/json_reader.h"
+#include "report/text_table.h"
+
+namespace ampbench::report {
+namespace {
+
+struct ModeFigures {
+  std::string mode;
+  double samples_per_second;
+  int64_t peak_bytes;
+  double val_loss;
+};
+
+struct ReportFigures {
+  std::string config_hash;
+  std::string model;
+  std::vector<ModeFigures> modes;
+};
+
+// Reads just what a comparison needs, strictly, so a file that is not an ampbench report gets a clear
+// error naming where it differs.
+ReportFigures read_figures(const nlohmann::json& document, const std::string& name) {
+  try {
+    config::ObjectReader root(document, "");
+    ReportFigures out;
+    if (root.required_integer("schema_version", 1) != 1) {
+      throw config::ConfigError("/schema_version", "this ampbench reads schema version 1");
+    }
+    out.config_hash = root.object("environment").required_string("config_hash");
+    out.model = root.object("config").object("model").required_string("type");
+    const auto& summary = document.at("summary");
+    if (!summary.is_array()) throw config::ConfigError("/summary", "expected an array");
+    for (size_t i = 0; i < summary.size(); ++i) {
+      config::ObjectReader mode(summary[i], "/summary/" + std::to_string(i));
+      ModeFigures f;
+      f.mode = mode.required_string("mode");
+      auto rate = mode.object("samples_per_second");
+      if (!rate.has("median") || !summary[i]["samples_per_second"]["median"].is_number()) {
+        throw config::ConfigError(rate.path_of("median"), "expected a number");
+      }
+      f.samples_per_second = summary[i]["samples_per_second"]["median"].get<double>();
+      f.peak_bytes = mode.required_integer("peak_bytes", 0);
+      if (!summary[i].contains("val_loss") || !summary[i]["val_loss"].is_number()) {
+        throw config::ConfigError(mode.path_of("val_loss"), "expected a number");
+      }
+      f.val_loss = summary[i]["val_loss"].get<double>();
+      out.modes.push_back(f);
+    }
+    return out;
+  } catch (const config::ConfigError& e) {
+    throw config::ConfigError(name, std::string("not an ampbench report: ") + e.what());
+  } catch (const nlohmann::json::exception&) {
+    throw config::ConfigError(name, "not an ampbench report: /summary is missing");
+  }
+}
+
+std::string format(const char* pattern, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, pattern, value);
+  return text;
+}
+
+TextRows rows(const Comparison& c) {
+  TextRows out{{"mode", "base samples/s", "new samples/s", "slowdown", "base peak", "new peak",
+                "memory change", "base val loss", "new val loss", "verdict"}};
+  for (const auto& m : c.modes) {
+    out.push_back({m.mode, format("%.1f", m.base_samples_per_second),
+                   format("%.1f", m.new_samples_per_second), format("%+.1f%%", 100.0 * m.slowdown),
+                   format("%.1f MiB", double(m.base_peak_bytes) / 1048576.0),
+                   format("%.1f MiB", double(m.new_peak_bytes) / 1048576.0),
+                   m.memory_increase ? format("%+.1f%%", 100.0 * *m.memory_increase) : "-",
+                   format("%.4f", m.base_val_loss), format("%.4f", m.new_val_loss),
+                   m.regressions.empty() ? "ok" : "REGRESSION"});
+  }
+  return out;
+}
+
+}  // namespace
+
+bool Comparison::regressed() const {
+  for (const auto& m : modes) {
+    if (!m.regressions.empty()) return true;
+  }
+  return false;
+}
+
+Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& next,
+                           const CompareLimits& limits, bool force, const std::string& base_name,
+                           const std::string& new_name) {
+  auto a = read_figures(base, base_name);
+  auto b = read_figures(next, new_name);
+  if (!force && (a.config_hash != b.config_hash || a.model != b.model)) {
+    throw config::ConfigError(new_name, "comes from a different experiment than " + base_name + " (model " +
+                                            b.model + " vs " + a.model + ", config " + b.config_hash +
+                                            " vs " + a.config_hash + "); use --force to compare anyway");
+  }
+  Comparison comparison;
+  for (const auto& x : a.modes) {
+    auto y =
+        std::find_if(b.modes.begin(), b.modes.end(), [&](const ModeFigures& f) { return f.mode == x.mode; });
+    if (y == b.modes.end()) continue;
+    ModeComparison m;
+    m.mode = x.mode;
+    m.base_samples_per_second = x.samples_per_second;
+    m.new_samples_per_second = y->samples_per_second;
+    m.slowdown = x.samples_per_second > 0 ? 1.0 - y->samples_per_second / x.samples_per_second : 0.0;
+    m.base_peak_bytes = x.peak_bytes;
+    m.new_peak_bytes = y->peak_bytes;
+    if (x.peak_bytes > 0) m.memory_increase = double(y->peak_bytes) / double(x.peak_bytes) - 1.0;
+    m.base_val_loss = x.val_loss;
+    m.new_val_loss = y->val_loss;
+    if (limits.max_slowdown && m.slowdown > *limits.max_slowdown) {
+      m.regressions.push_back(m.mode + format(": %.1f%% slower", 100.0 * m.slowdown) +
+                              format(", limit %.1f%%", 100.0 * *limits.max_slowdown));
+    }
+    if (limits.max_memory_increase && m.memory_increase && *m.memory_increase > *limits.max_memory_increase) {
+      m.regressions.push_back(m.mode + format(": peak memory %.1f%% higher", 100.0 * *m.memory_increase) +
+                              format(", limit %.1f%%", 100.0 * *limits.max_memory_increase));
+    }
+    double loss_increase = m.new_val_loss - m.base_val_loss;
+    if (limits.max_val_loss_increase && loss_increase > *limits.max_val_loss_increase) {
+      m.regressions.push_back(m.mode + format(": val loss up by %.4f", loss_increase) +
+                              format(", limit %.4f", *limits.max_val_loss_increase));
+    }
+    comparison.modes.push_back(m);
+  }
+  return comparison;
+}
+
+std::string comparison_to_console(const Comparison& comparison) {
+  std::ostringstream out;
+  out << render_aligned(rows(comparison));
+  for (const auto& m : comparison.modes) {
+    for (const auto& r : m.regressions) out << "regression: " << r << "\n";
+  }
+  return out.str();
+}
+
+std::string comparison_to_markdown(const Comparison& comparison) {
+  std::ostringstream out;
+  out << "### ampbench compare\n\n" << render_markdown_table(rows(comparison));
+  for (const auto& m : comparison.modes) {
+    for (const auto& r : m.regressions) out << "\n- **regression**: " << r;
+  }
+  out << "\n";
+  return out.str();
+}
+
+}  // namespace ampbench::report

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config_error.h"
+
+namespace ampbench::report {
+
+// Regression limits for `ampbench compare`, as fractions (0.05 = 5 %), except the val-loss increase,
+// which is absolute. Unset limits are not checked.
+struct CompareLimits {
+  std::optional<double> max_slowdown;           // 1 - new samples/s / base samples/s
+  std::optional<double> max_memory_increase;    // new peak / base peak - 1
+  std::optional<double> max_val_loss_increase;  // new val loss - base val loss
+};
+
+struct ModeComparison {
+  std::string mode;
+  double base_samples_per_second = 0, new_samples_per_second = 0;
+  double slowdown = 0;  // positive: slower
+  int64_t base_peak_bytes = 0, new_peak_bytes = 0;
+  std::optional<double> memory_increase;  // empty when the base peak is 0
+  double base_val_loss = 0, new_val_loss = 0;
+  std::vector<std::string> regressions;  // one line per limit exceeded
+};
+
+struct Comparison {
+  std::vector<ModeComparison> modes;  // the modes in both reports, in the base's order
+  bool regressed() const;
+};
+
+// Reads two report.json documents; throws config::ConfigError (naming the file and JSON path) when one
+// is not a report, or when they come from different experiments (config hashes differ) unless `force`.
+Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& next,
+                           const CompareLimits& limits, bool force, const std::string& base_name = "BASE",
+                           const std::string& new_name = "NEW");
+
+std::string comparison_to_console(const Comparison& comparison);
+std::string comparison_to_markdown(const Comparison& comparison);
+
+}  // namespace ampbench::report

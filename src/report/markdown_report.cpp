@@ -1,0 +1,34 @@
+#include "report/markdown_report.h"
+
+#include <sstream>
+
+#include "report/summary_table.h"
+#include "report/text_table.h"
+
+namespace ampbench::report {
+
+std::string to_markdown(const RunReport& report) {
+  std::ostringstream out;
+  const auto& env = report.environment;
+  out << "### ampbench: " << report.config.value("name", std::string()) << "\n\n";
+  out << "`" << report.config["model"].value("type", std::string()) << "` on " << env.device << " ("
+      << env.device_name << "), LibTorch " << env.libtorch_version << ", " << env.build_type
+      << " build, ampbench " << env.ampbench_version << " (" << env.git_commit << "), config "
+      << env.config_hash << "\n\n";
+  if (!report.complete) out << "**Partial report: not every trial finished.**\n\n";
+
+  out << render_markdown_table(summary_table(report));
+  out << "\n" << summary_footnote(report) << ".\n";
+  if (!report.gates.empty()) {
+    out << "\n**Gates**\n\n";
+    for (const auto& g : report.gates)
+      out << "- " << (g.passed ? "pass" : "**FAIL**") << ": " << g.message << "\n";
+  }
+  if (!report.warnings.empty()) {
+    out << "\n**Warnings**\n\n";
+    for (const auto& w : report.warnings) out << "- " << w.message << "; " << w.advice << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace ampbench::report

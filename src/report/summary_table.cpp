@@ -1,0 +1,68 @@
+#include "report/summary_table.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace ampbench::report {
+namespace {
+
+std::string format(const char* pattern, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, pattern, value);
+  return buffer;
+}
+
+template <typename T>
+std::string or_dash(const std::optional<T>& value, const char* pattern) {
+  return value ? format(pattern, static_cast<double>(*value)) : "-";
+}
+
+std::string mebibytes(int64_t bytes) {
+  return format("%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+}
+
+std::string speedup_text(const ModeSummary& s) {
+  if (!s.speedup_vs_fp32) return "-";
+  std::string text = format("%.2fx", *s.speedup_vs_fp32);
+  if (s.speedup_interval) {
+    text += format(" [%.2f", s.speedup_interval->low) + format("-%.2f]", s.speedup_interval->high);
+  }
+  return text;
+}
+
+}  // namespace
+
+TextRows summary_table(const RunReport& report) {
+  TextRows rows{{"mode", "trials", "samples/s", "speed-up [95% CI]", "cv", "peak memory", "memory ratio",
+                 "val loss", "val loss delta", "val acc", "loss scale", "skipped steps"}};
+  for (const auto& s : report.summary) {
+    // fp16's scale and skipped steps as they stood at the end of its last trial.
+    const TrialRecord* last = nullptr;
+    for (const auto& t : report.trials) {
+      if (t.mode == s.mode && !t.epochs.empty()) last = &t;
+    }
+    const auto& final_epoch = last->epochs.back();
+    rows.push_back({std::string(amp::to_string(s.mode)), std::to_string(s.trials),
+                    or_dash(s.samples_per_second.median, "%.1f"), speedup_text(s),
+                    s.samples_per_second.cv ? format("%.1f%%", 100.0 * *s.samples_per_second.cv) : "-",
+                    mebibytes(s.peak_bytes), or_dash(s.memory_ratio_vs_fp32, "%.2f"),
+                    format("%.4f", s.val_loss), or_dash(s.val_loss_delta_vs_fp32, "%+.4f"),
+                    format("%.3f", s.val_accuracy), or_dash(final_epoch.loss_scale, "%g"),
+                    or_dash(final_epoch.skipped_steps, "%.0f")});
+  }
+  return rows;
+}
+
+std::string summary_footnote(const RunReport& report) {
+  if (report.summary.empty() || report.trials.empty()) return "no trial has finished yet";
+  const auto& compared = report.summary.front().epochs_compared;
+  std::string text = "medians over trials and epoch";
+  text += compared.size() > 1
+              ? "s " + std::to_string(compared.front()) + "-" + std::to_string(compared.back())
+              : " " + std::to_string(compared.front());
+  if (compared.front() > 1) text += " (epoch 1 left out)";
+  text += "; peak memory above the staged data, by " + report.trials.front().memory.probe;
+  return text;
+}
+
+}  // namespace ampbench::report

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ampbench::report {
+
+using TextRows = std::vector<std::vector<std::string>>;  // header first
+
+// Columns padded to their widest cell: the first left-aligned (names), the rest right-aligned
+// (numbers). `decorate` may wrap a cell (colour codes) after its width was measured.
+std::string render_aligned(
+    const TextRows& rows,
+    const std::function<std::string(size_t row, size_t column, const std::string& cell)>& decorate = {});
+
+// A GitHub-flavoured Markdown table, numbers right-aligned.
+std::string render_markdown_table(const TextRows& rows);
+
+}  // namespace ampbench::report

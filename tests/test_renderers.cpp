@@ -1,0 +1,163 @@
+// Snapshot tests: every renderer on one fixed report, compared with the files in tests/snapshots/.
+// After an intended change, regenerate them with AMPBENCH_UPDATE_SNAPSHOTS=1 and review the diff.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "report/console_report.h"
+#include "report/csv_report.h"
+#include "report/gates.h"
+#include "report/json_report.h"
+#include "report/markdown_report.h"
+#include "report/summary.h"
+#include "report/warnings.h"
+
+using namespace ampbench::report;
+using ampbench::amp::PrecisionMode;
+
+namespace {
+
+TrialRecord trial(PrecisionMode mode, int64_t number, double seconds_per_epoch, int64_t peak,
+                  double val_loss) {
+  TrialRecord t;
+  t.mode = mode;
+  t.trial = number;
+  t.memory = {"cpu-tracking-allocator", 1 << 20, peak << 20, std::nullopt};
+  t.initial_weights_checksum = "00000000000000aa";
+  t.data_order_checksum = "00000000000000bb";
+  for (int64_t epoch = 1; epoch <= 2; ++epoch) {
+    EpochRecord e;
+    e.epoch = epoch;
+    e.seconds = seconds_per_epoch * (epoch == 1 ? 1.5 : 1.0);
+    e.timed_steps = 4;
+    e.timed_samples = 128;
+    e.samples_per_second = 128 / e.seconds;
+    e.train_loss = 1.0 / double(epoch);
+    e.val_loss = val_loss + 0.25 * double(2 - epoch);
+    e.val_accuracy = 0.5;
+    e.step_seconds = {e.seconds / 4, e.seconds / 4, e.seconds / 4, e.seconds / 4};
+    if (mode == PrecisionMode::fp16) {
+      e.loss_scale = 32768;
+      e.skipped_steps = 1;
+    }
+    t.epochs.push_back(e);
+  }
+  return t;
+}
+
+RunReport fixed_report() {
+  RunReport r;
+  r.config = {{"name", "snapshot"}, {"model", {{"type", "mlp"}}}};
+  auto& env = r.environment;
+  env.ampbench_version = "0.1.0";
+  env.git_commit = "0123456789ab";
+  env.build_type = "Release";
+  env.compiler = "gcc 12.2.0";
+  env.libtorch_version = "2.13.0";
+  env.device = "cpu";
+  env.device_name = env.cpu_model = "Test CPU";
+  env.cpu_cores = 2;
+  env.torch_threads = 2;
+  env.hostname = "host";
+  env.config_hash = "00000000deadbeef";
+  env.seed = 0;
+  env.timestamp_utc = "2026-01-01T00:00:00Z";
+  r.trials = {
+      trial(PrecisionMode::fp32, 1, 1.0, 4000, 1.0),   trial(PrecisionMode::bf16, 1, 0.5, 2000, 1.02),
+      trial(PrecisionMode::fp16, 1, 0.25, 3000, 1.01), trial(PrecisionMode::fp32, 2, 1.1, 4000, 1.0),
+      trial(PrecisionMode::bf16, 2, 0.55, 2000, 1.02), trial(PrecisionMode::fp16, 2, 0.26, 3000, 1.01)};
+  r.summary = summarize(r.trials);
+  r.warnings = find_warnings(r);
+  Gates gates;
+  gates.min_speedup[PrecisionMode::bf16] = 1.5;
+  gates.max_memory_ratio[PrecisionMode::fp16] = 0.5;
+  r.gates = check_gates(gates, r.summary);
+  r.complete = true;
+  return r;
+}
+
+void expect_snapshot(const std::string& name, const std::string& actual) {
+  auto path = std::filesystem::path(AMPBENCH_SOURCE_DIR) / "tests" / "snapshots" / name;
+  if (std::getenv("AMPBENCH_UPDATE_SNAPSHOTS")) {
+    std::ofstream(path) << actual;
+    return;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "missing snapshot " << path << " (run with AMPBENCH_UPDATE_SNAPSHOTS=1)";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(actual, expected.str()) << "snapshot " << name << " differs";
+}
+
+// Every key of `instance` is declared by `schema` and every required key is present, recursively.
+void expect_matches_schema(const nlohmann::json& instance, const nlohmann::json& schema,
+                           const std::string& where) {
+  if (schema.contains("properties") && instance.is_object()) {
+    for (const auto& [key, value] : instance.items()) {
+      ASSERT_TRUE(schema["properties"].contains(key)) << where << "/" << key << " is not in the schema";
+      expect_matches_schema(value, schema["properties"][key], where + "/" + key);
+    }
+    for (const auto& key : schema.value("required", nlohmann::json::array())) {
+      EXPECT_TRUE(instance.contains(key)) << where << "/" << key.get<std::string>() << " is required";
+    }
+  }
+  if (schema.contains("items") && instance.is_array()) {
+    for (size_t i = 0; i < instance.size(); ++i) {
+      expect_matches_schema(instance[i], schema["items"], where + "/" + std::to_string(i));
+    }
+  }
+}
+
+}  // namespace
+
+TEST(Renderers, Console) { expect_snapshot("console.txt", to_console(fixed_report())); }
+TEST(Renderers, ConsoleInColour) { expect_snapshot("console-colour.txt", to_console(fixed_report(), true)); }
+TEST(Renderers, Markdown) { expect_snapshot("report.md", to_markdown(fixed_report())); }
+TEST(Renderers, Csv) { expect_snapshot("report.csv", to_csv(fixed_report())); }
+TEST(Renderers, Json) { expect_snapshot("report.json", to_json(fixed_report()).dump(2) + "\n"); }
+
+TEST(Renderers, JsonFollowsTheSchemaDocument) {
+  std::ifstream in(std::filesystem::path(AMPBENCH_SOURCE_DIR) / "docs" / "report.schema.json");
+  ASSERT_TRUE(in);
+  auto schema = nlohmann::json::parse(in);
+  expect_matches_schema(to_json(fixed_report()), schema, "");
+  EXPECT_EQ(schema["properties"]["schema_version"]["const"], kSchemaVersion);
+}
+
+TEST(Renderers, SummaryFiguresByHand) {
+  auto r = fixed_report();
+  ASSERT_EQ(r.summary.size(), 3u);
+  // Epoch 2 only: fp32 at 128/1.0 and 128/1.1 samples/s, bf16 at 128/0.5 and 128/0.55: 2x exactly.
+  EXPECT_DOUBLE_EQ(*r.summary[1].speedup_vs_fp32, 2.0);
+  EXPECT_DOUBLE_EQ(*r.summary[1].memory_ratio_vs_fp32, 0.5);
+  EXPECT_NEAR(*r.summary[1].val_loss_delta_vs_fp32, 0.02, 1e-12);
+  EXPECT_EQ(r.summary[0].epochs_compared, (std::vector<int64_t>{2}));
+  EXPECT_EQ(r.gates[0].passed, true);   // bf16 2x >= 1.5
+  EXPECT_EQ(r.gates[1].passed, false);  // fp16 memory 0.75 > 0.5
+}
+
+TEST(Warnings, FewRepeatsHighCvOutliersAndDebugBuilds) {
+  auto r = fixed_report();
+  auto kinds = [](const std::vector<Warning>& ws) {
+    std::vector<std::string> out;
+    for (const auto& w : ws) out.push_back(w.kind);
+    return out;
+  };
+  // Two trials per mode: too few for a verdict; fp32 varies by 1.0 vs 1.1 s: a CV above 5 %.
+  EXPECT_EQ(kinds(r.warnings),
+            (std::vector<std::string>{"few_repeats", "high_cv", "few_repeats", "high_cv", "few_repeats"}));
+  r.environment.build_type = "Debug";
+  r.trials.push_back(trial(PrecisionMode::fp32, 3, 1.0, 4000, 1.0));
+  r.trials.push_back(trial(PrecisionMode::fp32, 4, 1.05, 4000, 1.0));
+  r.trials.push_back(trial(PrecisionMode::fp32, 5, 3.0, 4000, 1.0));  // an outlier
+  r.summary = summarize(r.trials);
+  auto warnings = find_warnings(r);
+  EXPECT_EQ(warnings.front().kind, "debug_build");
+  bool outlier = false;
+  for (const auto& w : warnings)
+    outlier |= w.kind == "outlier" && w.message.find("trial 5, epoch 2") != std::string::npos;
+  EXPECT_TRUE(outlier);
+}
