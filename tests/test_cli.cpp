@@ -91,9 +91,9 @@ TEST_F(Cli, RunsAllThreeModesAndWritesJsonAndCsvReports) {
   EXPECT_EQ(report["config"]["name"], "tiny");
   EXPECT_EQ(report["environment"]["device"], "cpu");
   EXPECT_FALSE(report["environment"]["libtorch_version"].get<std::string>().empty());
-  ASSERT_EQ(report["modes"].size(), 3u);
+  ASSERT_EQ(report["trials"].size(), 3u);
   std::vector<std::string> modes;
-  for (const auto& mode : report["modes"]) {
+  for (const auto& mode : report["trials"]) {
     modes.push_back(mode["mode"]);
     EXPECT_EQ(mode["status"], "ok");
     EXPECT_EQ(mode["epochs"].size(), 2u);
@@ -102,23 +102,30 @@ TEST_F(Cli, RunsAllThreeModesAndWritesJsonAndCsvReports) {
     EXPECT_GT(mode["memory"]["peak_bytes"].get<int64_t>(), 0);
     EXPECT_EQ(mode["epochs"][0]["timed_steps"], 3);  // 4 steps, 1 warm-up step left out
     EXPECT_EQ(mode["epochs"][1]["timed_steps"], 4);
-    EXPECT_EQ(mode["initial_weights_checksum"], report["modes"][0]["initial_weights_checksum"]);
+    EXPECT_EQ(mode["initial_weights_checksum"], report["trials"][0]["initial_weights_checksum"]);
     // Only fp16 has a loss scale; elsewhere it is undefined (null), not 0.
     EXPECT_EQ(mode["epochs"][0]["loss_scale"].is_null(), mode["mode"] != "fp16");
   }
   EXPECT_EQ(modes, (std::vector<std::string>{"fp32", "fp16", "bf16"}));
   EXPECT_EQ(report["summary"][0]["speedup_vs_fp32"], 1.0);
+  EXPECT_EQ(report["environment"]["config_hash"].get<std::string>().size(), 16u);
+  // One trial: no spread, no interval (null, not 0), and a warning that says so.
+  EXPECT_TRUE(report["summary"][1]["samples_per_second"]["stddev"].is_null());
+  EXPECT_TRUE(report["summary"][1]["speedup_interval_95"].is_null());
+  EXPECT_EQ(report["warnings"][0]["kind"], "few_repeats");
   EXPECT_EQ(report["summary"][1]["epochs_compared"], nlohmann::json::array({2}));
 
   auto csv = read_file(folders[0] / "report.csv");
-  EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "mode,epoch,status,seconds,timed_steps,timed_samples,samples_per_second,train_loss,val_loss,"
-            "val_accuracy,peak_bytes,memory_probe,loss_scale,skipped_steps");
+  EXPECT_EQ(
+      csv.substr(0, csv.find('\n')),
+      "mode,trial,epoch,status,seconds,timed_steps,timed_samples,samples_per_second,step_p50_s,step_p90_s,"
+      "step_p99_s,train_loss,val_loss,val_accuracy,peak_bytes,memory_probe,loss_scale,skipped_steps");
   EXPECT_EQ(line_count(csv), 1u + 3 * 2);
-  EXPECT_NE(csv.find("\nfp32,1,ok,"), std::string::npos);
+  EXPECT_NE(csv.find("\nfp32,1,1,ok,"), std::string::npos);
   EXPECT_NE(csv.find(",cpu-tracking-allocator,,\n"), std::string::npos);  // fp32: empty scale cells
 
-  // The console summary names every mode.
+  // The Markdown summary sits beside them; the console summary names every mode.
+  EXPECT_NE(read_file(folders[0] / "report.md").find("| fp16 |"), std::string::npos);
   for (const char* mode : {"fp32", "fp16", "bf16"}) EXPECT_NE(result.out.find(mode), std::string::npos);
 }
 
@@ -196,4 +203,70 @@ TEST_F(Cli, VersionHelpAndListModels) {
   for (const char* model : {"mlp", "resnet18", "resnet34", "resnet50"}) {
     EXPECT_NE(models.out.find(model), std::string::npos) << model;
   }
+}
+
+TEST_F(Cli, ExportsGoWhereAskedAndDashIsStdout) {
+  auto json_path = dir_ / "exported.json";
+  auto result =
+      run("--config " + write_config(tiny_config()).string() + " -q --modes fp32 --epochs 1 --export-json " +
+          json_path.string() + " --export-markdown -");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 1);
+  // stdout carries the Markdown alone; the console summary moved to stderr.
+  EXPECT_EQ(result.out.rfind("### ampbench: tiny", 0), 0u) << result.out;
+  EXPECT_NE(result.err.find("reports: "), std::string::npos);
+}
+
+TEST_F(Cli, AnUnwritableExportFailsBeforeTraining) {
+  auto result = run("--config " + write_config(tiny_config()).string() + " --export-csv " +
+                    (dir_ / "no" / "such" / "folder.csv").string());
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err.rfind("output error: cannot write", 0), 0u) << result.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out"));  // no run folder, no training
+}
+
+TEST_F(Cli, AFailedGateExitsThreeAndSaysWhich) {
+  auto config = tiny_config();
+  config["precision"] = {{"modes", {"fp32", "bf16"}}};
+  config["gates"] = {{"min_speedup", {{"bf16", 1000.0}}}, {"max_memory_ratio", {{"bf16", 100.0}}}};
+  auto result = run("--config " + write_config(config).string() + " -q --epochs 1");
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  EXPECT_NE(result.out.find("gate FAIL: bf16 min_speedup:"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("gate pass: bf16 max_memory_ratio:"), std::string::npos) << result.out;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  EXPECT_EQ(report["gates"][0]["passed"], false);
+  EXPECT_EQ(report["gates"][1]["passed"], true);
+}
+
+TEST_F(Cli, CompareFlagsARegressionAndRefusesDifferentExperiments) {
+  auto config = tiny_config();
+  config["precision"] = {{"modes", {"fp32"}}};
+  auto path = write_config(config).string();
+  ASSERT_EQ(
+      run("--config " + path + " -q --epochs 1 --export-json " + (dir_ / "base.json").string()).exit_code, 0);
+  // A "new" report whose fp32 throughput halved and whose memory doubled.
+  auto worse = nlohmann::json::parse(read_file(dir_ / "base.json"));
+  worse["summary"][0]["samples_per_second"]["median"] =
+      worse["summary"][0]["samples_per_second"]["median"].get<double>() / 2;
+  worse["summary"][0]["peak_bytes"] = worse["summary"][0]["peak_bytes"].get<int64_t>() * 2;
+  write_config(worse, "worse.json");
+  auto base = (dir_ / "base.json").string(), next = (dir_ / "worse.json").string();
+
+  EXPECT_EQ(run("compare " + base + " " + base + " --max-slowdown 0.1").exit_code, 0);
+  auto regressed = run("compare " + base + " " + next + " --max-slowdown 0.1 --max-memory-increase 0.5");
+  EXPECT_EQ(regressed.exit_code, 3);
+  EXPECT_NE(regressed.out.find("regression: fp32: 50.0% slower, limit 10.0%"), std::string::npos)
+      << regressed.out;
+  EXPECT_NE(regressed.out.find("regression: fp32: peak memory 100.0% higher"), std::string::npos)
+      << regressed.out;
+  EXPECT_EQ(run("compare " + base + " " + next).exit_code, 0);  // no limits, no verdict
+
+  auto other = worse;
+  other["environment"]["config_hash"] = "0000000000000000";
+  write_config(other, "other.json");
+  auto refused = run("compare " + base + " " + (dir_ / "other.json").string());
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("different experiment"), std::string::npos) << refused.err;
+  EXPECT_EQ(run("compare " + base + " " + (dir_ / "other.json").string() + " --force").exit_code, 0);
+  EXPECT_EQ(run("compare " + base + " " + path).exit_code, 2);  // a config is not a report
 }

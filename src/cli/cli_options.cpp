@@ -34,6 +34,9 @@ void add_options(CLI::App& app, CliOptions& options) {
           "MODE", "precision mode"));
   app.add_option("--epochs", options.epochs, "epochs per mode (default: the config's)")
       ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
+  app.add_option("--repeats", options.repeats,
+                 "trials per mode, interleaved across modes (default: the config's, else 1)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000}));
   app.add_option("--device", options.device, "auto|cpu|cuda|cuda:N (default: the config's, else auto)")
       ->check(CLI::Validator(
           [](std::string& spec) {
@@ -48,6 +51,35 @@ void add_options(CLI::App& app, CliOptions& options) {
   app.add_flag("-v,--verbose", options.verbose, "log debug detail");
   app.add_flag("--dry-run", options.dry_run, "print the resolved config and exit");
   app.add_flag("--list-models", options.list_models, "list the reference models and exit");
+  app.add_option("--export-json", options.export_json, "also write the JSON report here (- for stdout)");
+  app.add_option("--export-csv", options.export_csv, "also write the CSV report here (- for stdout)");
+  app.add_option("--export-markdown", options.export_markdown,
+                 "also write the Markdown summary here, e.g. $GITHUB_STEP_SUMMARY (- for stdout)");
+}
+
+CLI::App* add_compare_command(CLI::App& app, CompareOptions& options) {
+  auto* compare = app.add_subcommand(
+      "compare", "compare two report.json files mode by mode; exit 3 when NEW regressed past a limit");
+  compare->add_option("BASE", options.base_path, "baseline report.json")
+      ->required()
+      ->check(CLI::ExistingFile);
+  compare->add_option("NEW", options.new_path, "new report.json")->required()->check(CLI::ExistingFile);
+  compare
+      ->add_option("--max-slowdown", options.max_slowdown,
+                   "largest allowed drop in samples/s, as a fraction (0.05 = 5%)")
+      ->check(CLI::Range(0.0, 1.0));
+  compare
+      ->add_option("--max-memory-increase", options.max_memory_increase,
+                   "largest allowed rise in peak memory, as a fraction")
+      ->check(CLI::NonNegativeNumber);
+  compare
+      ->add_option("--max-val-loss-increase", options.max_val_loss_increase,
+                   "largest allowed rise in final validation loss (absolute)")
+      ->check(CLI::NonNegativeNumber);
+  compare->add_option("--markdown", options.markdown_path,
+                      "also write the comparison as Markdown here (- for stdout)");
+  compare->add_flag("--force", options.force, "compare reports of different models or configs anyway");
+  return compare;
 }
 
 }  // namespace ampbench::cli

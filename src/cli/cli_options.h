@@ -15,6 +15,7 @@ struct CliOptions {
   std::string config_path;
   std::vector<std::string> modes;
   std::optional<int64_t> epochs;
+  std::optional<int64_t> repeats;
   std::optional<std::string> device;
   std::optional<std::string> out_dir;
   std::optional<int64_t> seed;
@@ -22,10 +23,24 @@ struct CliOptions {
   bool verbose = false;
   bool dry_run = false;
   bool list_models = false;
+  std::string export_json, export_csv, export_markdown;  // "-" is stdout
+};
+
+// `ampbench compare BASE NEW`.
+struct CompareOptions {
+  std::string base_path;
+  std::string new_path;
+  std::optional<double> max_slowdown;
+  std::optional<double> max_memory_increase;
+  std::optional<double> max_val_loss_increase;
+  std::string markdown_path;
+  bool force = false;
 };
 
 // Declares every option (with its default in --help) on `app`, bound to `options`.
 void add_options(CLI::App& app, CliOptions& options);
+// Declares the compare subcommand on `app` and returns it.
+CLI::App* add_compare_command(CLI::App& app, CompareOptions& options);
 // What --version prints: ampbench, its commit, LibTorch, and CUDA/cuDNN when present.
 std::string version_text();
 

@@ -1,7 +1,12 @@
 // The ampbench command: the only code that prints for the user and picks exit codes.
-//   0 success, 1 runtime failure, 2 usage or config error (nothing written).
+//   0 success, 1 runtime failure, 2 usage or config error (nothing written), 3 a gate or a compare
+//   limit failed.
+
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -9,12 +14,12 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/cli_options.h"
+#include "cli/exports.h"
 #include "config/experiment_config.h"
 #include "measure/device.h"
 #include "models/registry.h"
+#include "report/compare.h"
 #include "report/console_report.h"
-#include "report/csv_report.h"
-#include "report/json_report.h"
 #include "report/run_folder.h"
 #include "train/experiment.h"
 
@@ -22,6 +27,7 @@ namespace {
 
 constexpr int kExitRuntimeFailure = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitGateFailed = 3;
 
 // Sets doc/<keys...> = value, creating objects on the way. When something other than an object is in
 // the way, it leaves the document alone: the config parser then reports that path.
@@ -38,18 +44,23 @@ void set_override(nlohmann::json& doc, const std::vector<std::string>& keys, con
 void apply_overrides(nlohmann::json& doc, const ampbench::cli::CliOptions& options) {
   if (!options.modes.empty()) set_override(doc, {"precision", "modes"}, options.modes);
   if (options.epochs) set_override(doc, {"train", "epochs"}, *options.epochs);
+  if (options.repeats) set_override(doc, {"repeats"}, *options.repeats);
   if (options.device) set_override(doc, {"device"}, *options.device);
   if (options.out_dir) set_override(doc, {"output", "dir"}, *options.out_dir);
   if (options.seed) set_override(doc, {"seed"}, *options.seed);
 }
 
-void configure_logging(const ampbench::cli::CliOptions& options) {
+void configure_logging(bool quiet, bool verbose) {
   auto logger = spdlog::stderr_color_mt("ampbench");
   logger->set_pattern("%^[%H:%M:%S %l]%$ %v");
-  logger->set_level(options.quiet     ? spdlog::level::warn
-                    : options.verbose ? spdlog::level::debug
-                                      : spdlog::level::info);
+  logger->set_level(quiet ? spdlog::level::warn : verbose ? spdlog::level::debug : spdlog::level::info);
   spdlog::set_default_logger(logger);
+}
+
+// Colour only for a person at a terminal that wants it (https://no-color.org).
+bool colour_for(FILE* stream) {
+  const char* term = std::getenv("TERM");
+  return isatty(fileno(stream)) && std::getenv("NO_COLOR") == nullptr && term && std::string(term) != "dumb";
 }
 
 void list_models() {
@@ -58,13 +69,15 @@ void list_models() {
   }
 }
 
-void write_reports(const std::filesystem::path& folder, const ampbench::report::RunReport& report) {
-  ampbench::report::write_file_atomically(folder / "report.json",
-                                          ampbench::report::to_json(report).dump(2) + "\n");
-  ampbench::report::write_file_atomically(folder / "report.csv", ampbench::report::to_csv(report));
+void write_run_folder(const std::filesystem::path& folder, const ampbench::report::RunReport& report) {
+  using ampbench::cli::ExportFormat;
+  using ampbench::cli::render;
+  ampbench::report::write_file_atomically(folder / "report.json", render(ExportFormat::json, report));
+  ampbench::report::write_file_atomically(folder / "report.csv", render(ExportFormat::csv, report));
+  ampbench::report::write_file_atomically(folder / "report.md", render(ExportFormat::markdown, report));
 }
 
-int run(const ampbench::cli::CliOptions& options) {
+int run_experiment(const ampbench::cli::CliOptions& options) {
   using namespace ampbench;
   if (options.list_models) {
     list_models();
@@ -92,8 +105,13 @@ int run(const ampbench::cli::CliOptions& options) {
     return kExitUsage;
   }
 
+  cli::Exports exports;
+  if (!options.export_json.empty()) exports.add(cli::ExportFormat::json, options.export_json);
+  if (!options.export_csv.empty()) exports.add(cli::ExportFormat::csv, options.export_csv);
+  if (!options.export_markdown.empty()) exports.add(cli::ExportFormat::markdown, options.export_markdown);
   std::filesystem::path folder;
   try {
+    exports.check_writable();
     folder = report::create_run_folder(config.output_dir, config.name);
   } catch (const std::exception& e) {
     std::cerr << "output error: " << e.what() << "\n";
@@ -102,11 +120,57 @@ int run(const ampbench::cli::CliOptions& options) {
   spdlog::info("writing to {}", folder.string());
 
   train::Experiment experiment(config, device);
-  auto result = experiment.run([&](const report::RunReport& so_far) { write_reports(folder, so_far); });
-  write_reports(folder, result);
-  std::cout << report::to_console(result) << "reports: " << (folder / "report.json").string() << ", "
-            << (folder / "report.csv").string() << "\n";
+  auto result = experiment.run([&](const report::RunReport& so_far) {
+    write_run_folder(folder, so_far);
+    exports.write(so_far, /*final=*/false);
+  });
+  write_run_folder(folder, result);
+  exports.write(result, /*final=*/true);
+
+  // With an export on stdout, stdout carries only that export.
+  FILE* summary_stream = exports.uses_stdout() ? stderr : stdout;
+  std::string summary =
+      report::to_console(result, colour_for(summary_stream)) + "reports: " + folder.string() + "\n";
+  std::fputs(summary.c_str(), summary_stream);
+  for (const auto& gate : result.gates) {
+    if (!gate.passed) return kExitGateFailed;
+  }
   return 0;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+int run_compare(const ampbench::cli::CompareOptions& options) {
+  using namespace ampbench;
+  report::Comparison comparison;
+  try {
+    auto load = [](const std::string& path) {
+      try {
+        return nlohmann::json::parse(read_text(path));
+      } catch (const nlohmann::json::parse_error&) {
+        throw config::ConfigError(path, "not a JSON file");
+      }
+    };
+    report::CompareLimits limits{options.max_slowdown, options.max_memory_increase,
+                                 options.max_val_loss_increase};
+    comparison = report::compare_reports(load(options.base_path), load(options.new_path), limits,
+                                         options.force, options.base_path, options.new_path);
+  } catch (const config::ConfigError& e) {
+    std::cerr << "compare error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  std::string markdown = report::comparison_to_markdown(comparison);
+  if (options.markdown_path == "-") {
+    std::cout << markdown;
+    std::cerr << report::comparison_to_console(comparison);
+  } else {
+    if (!options.markdown_path.empty()) report::write_file_atomically(options.markdown_path, markdown);
+    std::cout << report::comparison_to_console(comparison);
+  }
+  return comparison.regressed() ? kExitGateFailed : 0;
 }
 
 }  // namespace
@@ -114,7 +178,9 @@ int run(const ampbench::cli::CliOptions& options) {
 int main(int argc, char** argv) {
   CLI::App app{"", "ampbench"};
   ampbench::cli::CliOptions options;
+  ampbench::cli::CompareOptions compare_options;
   ampbench::cli::add_options(app, options);
+  auto* compare = ampbench::cli::add_compare_command(app, compare_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -125,9 +191,9 @@ int main(int argc, char** argv) {
     std::cerr << "usage error: " << e.what() << " (see --help)\n";
     return kExitUsage;
   }
-  configure_logging(options);
+  configure_logging(options.quiet, options.verbose);
   try {
-    return run(options);
+    return compare->parsed() ? run_compare(compare_options) : run_experiment(options);
   } catch (const c10::Error& e) {
     std::cerr << "error: " << e.what_without_backtrace() << "\n";
   } catch (const std::exception& e) {
