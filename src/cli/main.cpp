@@ -15,6 +15,7 @@
 
 #include "cli/cli_options.h"
 #include "cli/exports.h"
+#include "cli/progress_line.h"
 #include "config/experiment_config.h"
 #include "measure/device.h"
 #include "models/registry.h"
@@ -120,10 +121,21 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
   spdlog::info("writing to {}", folder.string());
 
   train::Experiment experiment(config, device);
-  auto result = experiment.run([&](const report::RunReport& so_far) {
-    write_run_folder(folder, so_far);
-    exports.write(so_far, /*final=*/false);
-  });
+  train::Progress progress;
+  // A live line only for a person at a terminal: never in CI logs, pipes or with --quiet.
+  std::optional<cli::ProgressLine> progress_line;
+  if (!options.quiet && colour_for(stderr)) {
+    progress_line.emplace(progress);
+    // The line stands in for the per-epoch log lines, which would otherwise break it up.
+    if (!options.verbose) spdlog::set_level(spdlog::level::warn);
+  }
+  auto result = experiment.run(
+      [&](const report::RunReport& so_far) {
+        write_run_folder(folder, so_far);
+        exports.write(so_far, /*final=*/false);
+      },
+      &progress);
+  progress_line.reset();
   write_run_folder(folder, result);
   exports.write(result, /*final=*/true);
 

@@ -78,6 +78,13 @@ Environment capture_environment(const torch::Device& device, const nlohmann::jso
   env.device = device.str();
   env.cpu_model = cpu_model_name();
   env.device_name = device.is_cpu() ? env.cpu_model : gpu_name(device.index());
+  if (device.is_cuda()) {
+    if (auto gpu = gpu_details(device.index())) {
+      env.gpu_capability = gpu->capability;
+      env.gpu_memory_bytes = gpu->memory_bytes;
+      env.gpu_driver = gpu->driver;
+    }
+  }
   env.cpu_cores = static_cast<int>(std::thread::hardware_concurrency());
   env.torch_threads = at::get_num_threads();
   char host[256] = {};

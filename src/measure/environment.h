@@ -19,6 +19,9 @@ struct Environment {
   std::optional<std::string> cudnn_version;
   std::string device;
   std::string device_name;
+  std::optional<std::string> gpu_capability;  // GPU runs only
+  std::optional<int64_t> gpu_memory_bytes;
+  std::optional<std::string> gpu_driver;
   std::string cpu_model;
   int cpu_cores = 0;
   int torch_threads = 0;

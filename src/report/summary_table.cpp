@@ -33,8 +33,8 @@ std::string speedup_text(const ModeSummary& s) {
 }  // namespace
 
 TextRows summary_table(const RunReport& report) {
-  TextRows rows{{"mode", "trials", "samples/s", "speed-up [95% CI]", "cv", "peak memory", "memory ratio",
-                 "val loss", "val loss delta", "val acc", "loss scale", "skipped steps"}};
+  TextRows rows{{"mode", "trials", "epoch time", "samples/s", "speed-up [95% CI]", "cv", "peak memory",
+                 "memory ratio", "val loss", "val loss delta", "val acc", "loss scale", "skipped steps"}};
   for (const auto& s : report.summary) {
     // fp16's scale and skipped steps as they stood at the end of its last trial.
     const TrialRecord* last = nullptr;
@@ -42,13 +42,13 @@ TextRows summary_table(const RunReport& report) {
       if (t.mode == s.mode && !t.epochs.empty()) last = &t;
     }
     const auto& final_epoch = last->epochs.back();
-    rows.push_back({std::string(amp::to_string(s.mode)), std::to_string(s.trials),
-                    or_dash(s.samples_per_second.median, "%.1f"), speedup_text(s),
-                    s.samples_per_second.cv ? format("%.1f%%", 100.0 * *s.samples_per_second.cv) : "-",
-                    mebibytes(s.peak_bytes), or_dash(s.memory_ratio_vs_fp32, "%.2f"),
-                    format("%.4f", s.val_loss), or_dash(s.val_loss_delta_vs_fp32, "%+.4f"),
-                    format("%.3f", s.val_accuracy), or_dash(final_epoch.loss_scale, "%g"),
-                    or_dash(final_epoch.skipped_steps, "%.0f")});
+    rows.push_back(
+        {std::string(amp::to_string(s.mode)), std::to_string(s.trials),
+         or_dash(s.epoch_seconds.median, "%.3f s"), or_dash(s.samples_per_second.median, "%.1f"),
+         speedup_text(s), s.samples_per_second.cv ? format("%.1f%%", 100.0 * *s.samples_per_second.cv) : "-",
+         mebibytes(s.peak_bytes), or_dash(s.memory_ratio_vs_fp32, "%.2f"), format("%.4f", s.val_loss),
+         or_dash(s.val_loss_delta_vs_fp32, "%+.4f"), format("%.3f", s.val_accuracy),
+         or_dash(final_epoch.loss_scale, "%g"), or_dash(final_epoch.skipped_steps, "%.0f")});
   }
   return rows;
 }

@@ -13,7 +13,7 @@ namespace ampbench::report {
 TextRows summary_table(const RunReport& report);
 
 // Which column holds the speed-up (the console colours it).
-inline constexpr size_t kSpeedupColumn = 3;
+inline constexpr size_t kSpeedupColumn = 4;
 
 // One line that says what the table's figures are computed over.
 std::string summary_footnote(const RunReport& report);

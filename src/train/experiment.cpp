@@ -16,7 +16,7 @@ namespace ampbench::train {
 Experiment::Experiment(config::ExperimentConfig config, const torch::Device& device)
     : config_(std::move(config)), device_(device) {}
 
-report::RunReport Experiment::run(const ModeDone& on_mode_done) {
+report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progress) {
   report::RunReport report;
   report.config = config::to_json(config_);
   report.environment = measure::capture_environment(device_, report.config, config_.seed);
@@ -38,13 +38,19 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done) {
       report::TrialRecord record;
       record.mode = mode;
       record.trial = round;
+      if (progress) {
+        progress->mode.store(static_cast<int>(mode));
+        progress->trial.store(round);
+        progress->trials.store(config_.repeats);
+        progress->last_train_loss.store(-1.0);
+      }
       probe->begin();
       {
         auto model = entry.build(config_.model.options, input);
         initial.restore_into(*model);
         model->to(device_);
         record.initial_weights_checksum = checksum(state_tensors(*model));
-        trainer.run(mode, *model, record);
+        trainer.run(mode, *model, record, progress);
       }
       record.memory = probe->read();
       if (!record.master_weights_fp32)

@@ -6,6 +6,7 @@
 
 #include "config/experiment_config.h"
 #include "report/report.h"
+#include "train/progress.h"
 
 namespace ampbench::train {
 
@@ -21,7 +22,7 @@ class Experiment {
   // machine drift spreads over all modes; every trial starts from the same initial state. After each
   // trial, on_mode_done sees the report so far (so the caller can write it and a crash later loses
   // nothing).
-  report::RunReport run(const ModeDone& on_mode_done = {});
+  report::RunReport run(const ModeDone& on_mode_done = {}, Progress* progress = nullptr);
 
  private:
   config::ExperimentConfig config_;

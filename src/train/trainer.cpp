@@ -37,7 +37,8 @@ Trainer::Trainer(const config::ExperimentConfig& config, const data::Dataset& da
                  const torch::Device& device)
     : config_(config), dataset_(dataset), device_(device) {}
 
-void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::TrialRecord& record) const {
+void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::TrialRecord& record,
+                  Progress* progress) const {
   const auto& train = config_.train;
   const int64_t steps = config_.steps_per_epoch();  // the last partial batch is dropped: equal shapes
   const auto dtype = amp::autocast_dtype(mode);
@@ -65,6 +66,11 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
     model.train();
     optimizer->zero_grad();
     const int64_t first_timed_step = epoch == 1 ? train.warmup_steps : 0;
+    if (progress) {
+      progress->epoch.store(epoch, std::memory_order_relaxed);
+      progress->epochs.store(train.epochs, std::memory_order_relaxed);
+      progress->steps.store(steps, std::memory_order_relaxed);
+    }
 
     auto train_step = [&](int64_t step) {
       auto index = order.narrow(0, step * train.batch_size, train.batch_size);
@@ -79,6 +85,7 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
       auto scaled = loss / static_cast<double>(train.accumulation_steps);
       (scaler ? scaler->scale(scaled) : scaled).backward();
 
+      if (progress) progress->step.store(step + 1, std::memory_order_relaxed);
       bool boundary = (step + 1) % train.accumulation_steps == 0 || step + 1 == steps;
       if (!boundary) return;
       if (scaler) {
@@ -116,6 +123,7 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
     e.timed_samples = e.timed_steps * train.batch_size;
     e.samples_per_second = e.seconds > 0 ? static_cast<double>(e.timed_samples) / e.seconds : 0.0;
     e.train_loss = loss_sum.item<double>() / static_cast<double>(steps);
+    if (progress) progress->last_train_loss.store(e.train_loss, std::memory_order_relaxed);
     for (size_t i = 0; i < step_ends.size(); ++i) {
       e.step_seconds.push_back(seconds_between(i == 0 ? start : step_ends[i - 1], step_ends[i]));
     }

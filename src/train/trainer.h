@@ -7,6 +7,7 @@
 #include "data/dataset.h"
 #include "models/network.h"
 #include "report/report.h"
+#include "train/progress.h"
 
 namespace ampbench::train {
 
@@ -23,7 +24,9 @@ class Trainer {
 
   // Fills the record's epochs, master-weight check and data-order checksum; memory and the initial
   // weights' checksum are the caller's.
-  void run(amp::PrecisionMode mode, models::Network& model, report::TrialRecord& record) const;
+  // `progress`, when given, is updated as steps finish (see Progress).
+  void run(amp::PrecisionMode mode, models::Network& model, report::TrialRecord& record,
+           Progress* progress = nullptr) const;
 
  private:
   struct Evaluation {

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Draws an ampbench report.json as figures: loss curves per mode, epoch time per mode, peak-memory bars.
+
+Usage: scripts/plot_report.py REPORT.json [--out DIR] [--format png|svg]
+Writes loss.<fmt>, epoch_time.<fmt> and memory.<fmt> into DIR (default: the report's folder).
+Needs matplotlib (in the project's .venv: .venv/bin/python scripts/plot_report.py ...).
+"""
+import argparse
+import json
+import pathlib
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def by_mode(report):
+    """Trials grouped by mode, in the order the modes first ran."""
+    modes = {}
+    for trial in report["trials"]:
+        modes.setdefault(trial["mode"], []).append(trial)
+    return modes
+
+
+def plot_losses(report, path):
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for m, (mode, trials) in enumerate(by_mode(report).items()):
+        for i, trial in enumerate(trials):
+            epochs = [e["epoch"] for e in trial["epochs"]]
+            first = i == 0  # one legend entry per mode, however many trials
+            ax.plot(epochs, [e["val_loss"] for e in trial["epochs"]], marker="o", color=f"C{m}",
+                    label=f"{mode} val" if first else None)
+            ax.plot(epochs, [e["train_loss"] for e in trial["epochs"]], linestyle="--", color=f"C{m}",
+                    label=f"{mode} train" if first else None)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set(xlabel="epoch", ylabel="loss", title=f"{report['config']['name']}: loss per mode")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def plot_epoch_times(report, path):
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for m, (mode, trials) in enumerate(by_mode(report).items()):
+        for i, trial in enumerate(trials):
+            ax.plot([e["epoch"] for e in trial["epochs"]], [e["seconds"] for e in trial["epochs"]], marker="o",
+                    label=mode if i == 0 else None, color=f"C{m}")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set(xlabel="epoch", ylabel="seconds (timed steps)", title="epoch time per mode, every trial")
+    ax.set_ylim(bottom=0)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def plot_memory(report, path):
+    summary = report["summary"]
+    modes = [s["mode"] for s in summary]
+    mib = [s["peak_bytes"] / 2**20 for s in summary]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    bars = ax.bar(modes, mib, color=[f"C{i}" for i in range(len(modes))])
+    for bar, s in zip(bars, summary):
+        ratio = s.get("memory_ratio_vs_fp32")
+        if ratio is not None:
+            ax.annotate(f"{ratio:.2f}x", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom")
+    probe = report["trials"][0]["memory"]["probe"] if report["trials"] else "?"
+    ax.set(ylabel="MiB above the staged data", title=f"peak memory per mode ({probe})")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("report", type=pathlib.Path)
+    parser.add_argument("--out", type=pathlib.Path, help="output folder (default: the report's folder)")
+    parser.add_argument("--format", choices=["png", "svg"], default="png")
+    args = parser.parse_args(argv)
+    try:
+        report = json.loads(args.report.read_text())
+        report["trials"], report["summary"]  # noqa: B018 - a report has both
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        print(f"plot_report: {args.report} is not an ampbench report: {error}", file=sys.stderr)
+        return 2
+    out = args.out or args.report.parent
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, draw in (("loss", plot_losses), ("epoch_time", plot_epoch_times), ("memory", plot_memory)):
+        path = out / f"{name}.{args.format}"
+        draw(report, path)
+        written.append(str(path))
+    print("\n".join(written))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
