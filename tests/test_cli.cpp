@@ -171,7 +171,8 @@ TEST_F(Cli, UsageErrorsExitTwo) {
   for (const std::string& args :
        std::vector<std::string>{"--config " + config + " --modes fp32,fp8",
                                 "--config " + config + " --epochs 0", "--config " + config + " --device tpu",
-                                "--no-such-option", "", "--config " + (dir_ / "missing.json").string()}) {
+                                "--no-such-option", "", "--config " + (dir_ / "missing.json").string(),
+                                "--config " + config + " --inject-fault nan:bf16:0"}) {
     auto result = run(args);
     EXPECT_EQ(result.exit_code, 2) << args;
     EXPECT_EQ(line_count(result.err), 1u) << args << ": " << result.err;
@@ -269,4 +270,85 @@ TEST_F(Cli, CompareFlagsARegressionAndRefusesDifferentExperiments) {
   EXPECT_NE(refused.err.find("different experiment"), std::string::npos) << refused.err;
   EXPECT_EQ(run("compare " + base + " " + (dir_ / "other.json").string() + " --force").exit_code, 0);
   EXPECT_EQ(run("compare " + base + " " + path).exit_code, 2);  // a config is not a report
+}
+
+TEST_F(Cli, ADivergedModeIsMarkedAndTheOthersStillRun) {
+  auto result =
+      run("--config " + write_config(tiny_config()).string() + " -q --epochs 2 --inject-fault nan:bf16:6");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  EXPECT_EQ(report["complete"], true);
+  ASSERT_EQ(report["trials"].size(), 3u);
+  const auto& bf16 = report["trials"][2];
+  EXPECT_EQ(bf16["mode"], "bf16");
+  EXPECT_EQ(bf16["status"], "diverged");
+  EXPECT_EQ(bf16["stopped_at_step"], 6);  // 4 steps an epoch: step 2 of epoch 2
+  EXPECT_EQ(bf16["epochs"].size(), 1u);   // epoch 1 finished before it and is kept
+  for (int i : {0, 1}) {
+    EXPECT_EQ(report["trials"][i]["status"], "ok");
+    EXPECT_EQ(report["trials"][i]["epochs"].size(), 2u);
+  }
+  EXPECT_EQ(report["summary"].size(), 2u);  // only finished trials are compared
+  EXPECT_EQ(report["warnings"][0]["kind"], "diverged");
+  EXPECT_NE(result.out.find("bf16 trial 1: the training loss became NaN or inf at step 6"), std::string::npos)
+      << result.out;
+}
+
+TEST_F(Cli, AnOutOfMemoryModeIsMarkedWithItsBatchSize) {
+  auto result =
+      run("--config " + write_config(tiny_config()).string() + " -q --epochs 1 --inject-fault oom:fp16:2");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  const auto& fp16 = report["trials"][1];
+  EXPECT_EQ(fp16["status"], "oom");
+  EXPECT_NE(fp16["detail"].get<std::string>().find("out of memory at batch size 16"), std::string::npos);
+  EXPECT_EQ(report["trials"][0]["status"], "ok");
+  EXPECT_EQ(report["trials"][2]["status"], "ok");  // bf16 ran after it
+}
+
+TEST_F(Cli, ASignalStopsAtAStepBoundaryAndKeepsEveryFinishedEpoch) {
+  for (const std::string signal : {"sigint", "sigterm"}) {
+    fs::remove_all(dir_ / "out");
+    auto result = run("--config " + write_config(tiny_config()).string() + " -q --epochs 2 --repeats 2 " +
+                      "--inject-fault " + signal + ":fp16:7 --export-csv " + (dir_ / "partial.csv").string());
+    EXPECT_EQ(result.exit_code, 130) << result.err;
+    auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+    EXPECT_EQ(report["complete"], false);
+    EXPECT_EQ(report["stopped_by"], signal == "sigint" ? "SIGINT" : "SIGTERM");
+    ASSERT_EQ(report["trials"].size(), 2u);  // fp32 finished, fp16 stopped, nothing after
+    EXPECT_EQ(report["trials"][0]["status"], "ok");
+    EXPECT_EQ(report["trials"][0]["epochs"].size(), 2u);
+    EXPECT_EQ(report["trials"][1]["status"], "interrupted");
+    EXPECT_EQ(report["trials"][1]["epochs"].size(), 1u);  // epoch 2 was cut short: not reported
+    EXPECT_NE(read_file(run_folders().at(0) / "report.md").find("Partial report"), std::string::npos);
+    EXPECT_EQ(line_count(read_file(dir_ / "partial.csv")), 1u + 2 + 1);  // the exports are written too
+  }
+}
+
+TEST_F(Cli, HostileConfigsExitTwoWithOneLineAndNeverCrash) {
+  auto write_raw = [&](const std::string& name, const std::string& text) {
+    auto path = dir_ / name;
+    std::ofstream(path, std::ios::binary) << text;
+    return path.string();
+  };
+  std::string deep_open(100000, '['), deep_closed = deep_open + std::string(100000, ']');
+  std::string deep_object = "{\"name\": \"x\", \"data\": ";
+  for (int i = 0; i < 50000; ++i) deep_object += "{\"a\": ";
+  deep_object += "1" + std::string(50000, '}') + "}";
+  auto big = tiny_config();
+  big["padding"] = std::string(4 << 20, 'x');  // a 4 MB config with one unknown key
+  auto config = tiny_config();
+  config["train"]["epochs"] = 1e300;
+  for (const auto& path :
+       {write_raw("not-json.json", "name: x"), write_raw("array.json", "[1, 2]"),
+        write_raw("deep-open.json", deep_open), write_raw("deep-closed.json", deep_closed),
+        write_raw("deep-object.json", deep_object), write_raw("bytes.json", "{\"name\": \"\xff\xfe\"}"),
+        write_raw("nan.json", "{\"name\": NaN}"), write_raw("empty.json", ""),
+        write_raw("huge.json", config.dump()), write_config(big, "big.json").string(), dir_.string()}) {
+    auto result = run("--config " + path);
+    EXPECT_EQ(result.exit_code, 2) << path << ": " << result.err;
+    EXPECT_EQ(line_count(result.err), 1u) << path << ": " << result.err;
+    EXPECT_EQ(result.err.rfind("config error: ", 0), 0u) << path << ": " << result.err;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
 }

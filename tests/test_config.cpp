@@ -126,3 +126,18 @@ TEST(Config, UnreadableOrMalformedFilesAreConfigErrors) {
   EXPECT_THROW(ampbench::config::read_config_file(dir), ConfigError);
   std::filesystem::remove_all(dir);
 }
+
+// Every input the fuzzer keeps (tests/fuzz/corpus: the shipped configs and what it found) must give a
+// config or a ConfigError, never another exception.
+TEST(Config, FuzzCorpusNeverCrashes) {
+  int count = 0;
+  for (const auto& file : std::filesystem::directory_iterator(AMPBENCH_SOURCE_DIR "/tests/fuzz/corpus")) {
+    SCOPED_TRACE(file.path().string());
+    try {
+      parse_experiment_config(ampbench::config::read_config_file(file.path()));
+    } catch (const ConfigError&) {
+    }
+    ++count;
+  }
+  EXPECT_GT(count, 0);
+}

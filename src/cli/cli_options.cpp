@@ -4,6 +4,7 @@
 #include "measure/build_info.h"
 #include "measure/device.h"
 #include "measure/environment.h"
+#include "train/fault_injection.h"
 
 namespace ampbench::cli {
 
@@ -15,6 +16,23 @@ std::string version_text() {
   if (auto cudnn = measure::cudnn_version()) text += ", cuDNN " + *cudnn;
   return text;
 }
+
+namespace {
+
+// Options for tests of ampbench itself, listed apart from the user-facing ones.
+void add_debug_options(CLI::App& app, CliOptions& options) {
+  app.add_option("--inject-fault", options.inject_fault,
+                 "testing: plant a fault, KIND:MODE:STEP with KIND nan|oom|sigint|sigterm (e.g. nan:bf16:5)")
+      ->group("Debug")
+      ->check(CLI::Validator(
+          [](std::string& spec) {
+            return train::parse_fault_injection(spec) ? std::string()
+                                                      : "expected KIND:MODE:STEP, e.g. nan:bf16:5";
+          },
+          "FAULT", "fault"));
+}
+
+}  // namespace
 
 void add_options(CLI::App& app, CliOptions& options) {
   app.description(
@@ -51,6 +69,7 @@ void add_options(CLI::App& app, CliOptions& options) {
   app.add_flag("-v,--verbose", options.verbose, "log debug detail");
   app.add_flag("--dry-run", options.dry_run, "print the resolved config and exit");
   app.add_flag("--list-models", options.list_models, "list the reference models and exit");
+  add_debug_options(app, options);
   app.add_option("--export-json", options.export_json, "also write the JSON report here (- for stdout)");
   app.add_option("--export-csv", options.export_csv, "also write the CSV report here (- for stdout)");
   app.add_option("--export-markdown", options.export_markdown,

@@ -24,6 +24,7 @@ struct CliOptions {
   bool dry_run = false;
   bool list_models = false;
   std::string export_json, export_csv, export_markdown;  // "-" is stdout
+  std::string inject_fault;                              // testing only: KIND:MODE:STEP
 };
 
 // `ampbench compare BASE NEW`.

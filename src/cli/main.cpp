@@ -1,6 +1,6 @@
 // The ampbench command: the only code that prints for the user and picks exit codes.
 //   0 success, 1 runtime failure, 2 usage or config error (nothing written), 3 a gate or a compare
-//   limit failed.
+//   limit failed, 130 stopped by SIGINT/SIGTERM (partial report written).
 
 #include <unistd.h>
 
@@ -23,12 +23,15 @@
 #include "report/console_report.h"
 #include "report/run_folder.h"
 #include "train/experiment.h"
+#include "train/fault_injection.h"
+#include "train/stop_request.h"
 
 namespace {
 
 constexpr int kExitRuntimeFailure = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitGateFailed = 3;
+constexpr int kExitInterrupted = 130;
 
 // Sets doc/<keys...> = value, creating objects on the way. When something other than an object is in
 // the way, it leaves the document alone: the config parser then reports that path.
@@ -120,7 +123,11 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
   }
   spdlog::info("writing to {}", folder.string());
 
-  train::Experiment experiment(config, device);
+  std::optional<train::FaultInjection> fault;
+  if (!options.inject_fault.empty()) fault = train::parse_fault_injection(options.inject_fault);
+  train::Experiment experiment(config, device, fault);
+  // From here on, SIGINT/SIGTERM stop at the next step and the report is written, marked partial.
+  train::StopRequest::install_signal_handlers();
   train::Progress progress;
   // A live line only for a person at a terminal: never in CI logs, pipes or with --quiet.
   std::optional<cli::ProgressLine> progress_line;
@@ -144,6 +151,7 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
   std::string summary =
       report::to_console(result, colour_for(summary_stream)) + "reports: " + folder.string() + "\n";
   std::fputs(summary.c_str(), summary_stream);
+  if (result.stopped_by) return kExitInterrupted;
   for (const auto& gate : result.gates) {
     if (!gate.passed) return kExitGateFailed;
   }

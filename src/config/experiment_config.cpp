@@ -202,6 +202,10 @@ nlohmann::json read_config_file(const std::filesystem::path& path) {
   } catch (const nlohmann::json::parse_error& e) {
     // nlohmann prefixes "[json.exception.parse_error.101] "; the rest names line and column.
     std::string message = e.what();
+    // The parser quotes what it last read, which may be any bytes: keep the line printable.
+    for (char& c : message) {
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+    }
     auto bracket = message.find("] ");
     throw ConfigError(
         path.string(),

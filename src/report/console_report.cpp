@@ -38,6 +38,7 @@ std::string to_console(const RunReport& report, bool colour) {
     return tint ? tint + cell + kReset : cell;
   });
   out << summary_footnote(report) << "\n";
+  if (report.stopped_by) out << "partial report: stopped by " << *report.stopped_by << "\n";
   for (const auto& g : report.gates) {
     const char* tint = g.passed ? kGreen : kRed;
     std::string verdict = g.passed ? "gate pass" : "gate FAIL";

@@ -50,6 +50,8 @@ nlohmann::json trial_json(const TrialRecord& t) {
   return {{"mode", amp::to_string(t.mode)},
           {"trial", t.trial},
           {"status", t.status},
+          {"stopped_at_step", optional_json(t.stopped_at_step)},
+          {"detail", optional_json(t.detail)},
           {"warmup_steps_excluded", t.warmup_steps_excluded},
           {"master_weights_fp32", t.master_weights_fp32},
           {"initial_weights_checksum", t.initial_weights_checksum},
@@ -120,6 +122,7 @@ nlohmann::json to_json(const RunReport& report) {
   for (const auto& g : report.gates) gates.push_back(gate_json(g));
   return {{"schema_version", kSchemaVersion},
           {"complete", report.complete},
+          {"stopped_by", optional_json(report.stopped_by)},
           {"config", report.config},
           {"environment", environment_json(report.environment)},
           {"trials", trials},

@@ -15,7 +15,11 @@ std::string to_markdown(const RunReport& report) {
       << env.device_name << "), LibTorch " << env.libtorch_version << ", " << env.build_type
       << " build, ampbench " << env.ampbench_version << " (" << env.git_commit << "), config "
       << env.config_hash << "\n\n";
-  if (!report.complete) out << "**Partial report: not every trial finished.**\n\n";
+  if (report.stopped_by) {
+    out << "**Partial report: stopped by " << *report.stopped_by << "; only finished epochs are shown.**\n\n";
+  } else if (!report.complete) {
+    out << "**Partial report: not every trial has finished yet.**\n\n";
+  }
 
   out << render_markdown_table(summary_table(report));
   out << "\n" << summary_footnote(report) << ".\n";

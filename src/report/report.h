@@ -25,7 +25,7 @@ struct EpochRecord {
   int64_t timed_steps = 0;
   int64_t timed_samples = 0;
   double samples_per_second = 0;
-  double train_loss = 0;  // mean over the epoch's steps (warm-up included: it is training all the same)
+  double train_loss = 0;  // mean over the epoch's timed steps (warm-up steps excluded)
   double val_loss = 0;
   double val_accuracy = 0;
   std::optional<double> loss_scale;      // fp16: the GradScaler's scale at the end of the epoch
@@ -38,8 +38,10 @@ struct EpochRecord {
 // One training run of one mode: the unit that `repeats` multiplies.
 struct TrialRecord {
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
-  int64_t trial = 1;  // 1-based, per mode
-  std::string status = "ok";
+  int64_t trial = 1;                       // 1-based, per mode
+  std::string status = "ok";               // ok, diverged, oom, interrupted
+  std::optional<int64_t> stopped_at_step;  // diverged: the first step whose loss was not finite
+  std::optional<std::string> detail;       // why a trial that is not ok stopped
   std::vector<EpochRecord> epochs;
   measure::MemoryReading memory;
   bool master_weights_fp32 = true;
@@ -81,7 +83,7 @@ struct GateResult {
 
 // Something about the measurement a reader should know, with what to do about it.
 struct Warning {
-  std::string kind;  // outlier, high_cv, debug_build, few_repeats
+  std::string kind;  // diverged, oom, interrupted, outlier, high_cv, debug_build, few_repeats
   std::optional<amp::PrecisionMode> mode;
   std::string message;
   std::string advice;
@@ -94,7 +96,9 @@ struct RunReport {
   std::vector<ModeSummary> summary;
   std::vector<Warning> warnings;
   std::vector<GateResult> gates;  // filled once every trial finished
-  bool complete = false;          // false while trials are still running
+  bool complete = false;          // false while trials are still running, or when the run stopped early
+  std::optional<std::string>
+      stopped_by;  // "SIGINT" or "SIGTERM": the run stopped early, the report is partial
 };
 
 }  // namespace ampbench::report

@@ -62,7 +62,7 @@ ModeSummary summarize_mode(const ModeTrials& m) {
 std::vector<ModeSummary> summarize(const std::vector<TrialRecord>& trials) {
   std::vector<ModeTrials> modes;
   for (const auto& trial : trials) {
-    if (trial.epochs.empty()) continue;
+    if (trial.status != "ok" || trial.epochs.empty()) continue;  // only finished trials are compared
     auto it =
         std::find_if(modes.begin(), modes.end(), [&](const ModeTrials& m) { return m.mode == trial.mode; });
     if (it == modes.end()) it = modes.insert(modes.end(), ModeTrials{trial.mode, {}, {}});

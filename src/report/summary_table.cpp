@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 
 namespace ampbench::report {
 namespace {
@@ -54,15 +55,14 @@ TextRows summary_table(const RunReport& report) {
 }
 
 std::string summary_footnote(const RunReport& report) {
-  if (report.summary.empty() || report.trials.empty()) return "no trial has finished yet";
+  if (report.summary.empty() || report.trials.empty()) return "no trial finished";
   const auto& compared = report.summary.front().epochs_compared;
-  std::string text = "medians over trials and epoch";
-  text += compared.size() > 1
-              ? "s " + std::to_string(compared.front()) + "-" + std::to_string(compared.back())
-              : " " + std::to_string(compared.front());
-  if (compared.front() > 1) text += " (epoch 1 left out)";
-  text += "; peak memory above the staged data, by " + report.trials.front().memory.probe;
-  return text;
+  std::ostringstream text;
+  text << "medians over trials and epoch" << (compared.size() > 1 ? "s " : " ") << compared.front();
+  if (compared.size() > 1) text << "-" << compared.back();
+  if (compared.front() > 1) text << " (epoch 1 left out)";
+  text << "; peak memory above the staged data, by " << report.trials.front().memory.probe;
+  return text.str();
 }
 
 }  // namespace ampbench::report

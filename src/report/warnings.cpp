@@ -22,6 +22,22 @@ std::vector<Warning> find_warnings(const RunReport& report) {
                    "ampbench was built as " + build + ": timings are not representative",
                    "rebuild with -DCMAKE_BUILD_TYPE=Release (scripts/ampbench does)"});
   }
+  for (const auto& t : report.trials) {
+    if (t.status == "ok") continue;
+    const std::string where =
+        std::string(amp::to_string(t.mode)) + " trial " + std::to_string(t.trial) + ": ";
+    const std::string detail = t.detail.value_or(t.status);
+    if (t.status == "diverged") {
+      out.push_back({"diverged", t.mode, where + detail,
+                     "lower the learning rate or clip gradients; for fp16, a lower init_scale; bf16 keeps "
+                     "fp32's range"});
+    } else if (t.status == "oom") {
+      out.push_back(
+          {"oom", t.mode, where + detail, "lower train.batch_size, or compare modes at a size that fits"});
+    } else {
+      out.push_back({t.status, t.mode, where + detail, "rerun to measure what is missing"});
+    }
+  }
   for (const auto& s : report.summary) {
     const std::string mode(amp::to_string(s.mode));
     if (s.trials < kRepeatsForAVerdict) {

@@ -6,8 +6,9 @@
 
 namespace ampbench::report {
 
-// What a reader should be told about how far to trust the figures, each with advice: outlying epoch
-// times (MAD-based), a high coefficient of variation, a debug build, too few repeats for a verdict.
+// What a reader should be told about how far to trust the figures, each with advice: trials that
+// diverged, ran out of memory or were interrupted, outlying epoch times (MAD-based), a high coefficient
+// of variation, a debug build, too few repeats for a verdict.
 // A pure function of the report.
 std::vector<Warning> find_warnings(const RunReport& report);
 

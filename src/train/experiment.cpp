@@ -1,5 +1,7 @@
 #include "train/experiment.h"
 
+#include <csignal>
+
 #include <spdlog/spdlog.h>
 
 #include "data/synthetic_dataset.h"
@@ -9,12 +11,14 @@
 #include "report/summary.h"
 #include "report/warnings.h"
 #include "train/model_state.h"
+#include "train/stop_request.h"
 #include "train/trainer.h"
 
 namespace ampbench::train {
 
-Experiment::Experiment(config::ExperimentConfig config, const torch::Device& device)
-    : config_(std::move(config)), device_(device) {}
+Experiment::Experiment(config::ExperimentConfig config, const torch::Device& device,
+                       std::optional<FaultInjection> fault)
+    : config_(std::move(config)), device_(device), fault_(fault) {}
 
 report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progress) {
   report::RunReport report;
@@ -29,7 +33,7 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
 
   torch::manual_seed(config_.seed);
   const auto initial = ModelState::capture(*entry.build(config_.model.options, input));
-  Trainer trainer(config_, dataset, device_);
+  Trainer trainer(config_, dataset, device_, fault_);
 
   for (int64_t round = 1; round <= config_.repeats; ++round) {
     for (auto mode : config_.precision.modes) {
@@ -50,7 +54,16 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
         initial.restore_into(*model);
         model->to(device_);
         record.initial_weights_checksum = checksum(state_tensors(*model));
-        trainer.run(mode, *model, record, progress);
+        try {
+          trainer.run(mode, *model, record, progress);
+        } catch (const c10::OutOfMemoryError& e) {
+          // The model, its gradients and optimizer state go out of scope here, so the next mode starts
+          // with the memory back in the allocator.
+          record.status = "oom";
+          record.detail = "out of memory at batch size " + std::to_string(config_.train.batch_size) + ": " +
+                          e.what_without_backtrace();
+          spdlog::warn("{}: {}", amp::to_string(mode), *record.detail);
+        }
       }
       record.memory = probe->read();
       if (!record.master_weights_fp32)
@@ -58,7 +71,10 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
       report.trials.push_back(std::move(record));
       report.summary = report::summarize(report.trials);
       report.warnings = report::find_warnings(report);
+      if (StopRequest::requested())
+        report.stopped_by = StopRequest::signal_number() == SIGTERM ? "SIGTERM" : "SIGINT";
       if (on_mode_done) on_mode_done(report);
+      if (report.stopped_by) return report;
     }
   }
   report.gates = report::check_gates(config_.gates, report.summary);

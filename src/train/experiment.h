@@ -6,18 +6,22 @@
 
 #include "config/experiment_config.h"
 #include "report/report.h"
+#include "train/fault_injection.h"
 #include "train/progress.h"
 
 namespace ampbench::train {
 
 // Runs one experiment fairly: the data is made and staged once, the initial weights are drawn once from
 // the seed and copied bit for bit into every mode's model, and each mode sees the same batch order.
-// Peak memory is measured per trial, from a fresh peak.
+// Peak memory is measured per trial, from a fresh peak. A trial that diverges or runs out of memory is
+// reported with its status and the others still run; a stop request ends the run after the current
+// step, and the report says it is partial.
 class Experiment {
  public:
   using ModeDone = std::function<void(const report::RunReport& so_far)>;
 
-  Experiment(config::ExperimentConfig config, const torch::Device& device);
+  Experiment(config::ExperimentConfig config, const torch::Device& device,
+             std::optional<FaultInjection> fault = std::nullopt);
   // Runs `repeats` rounds of the configured modes, interleaved (fp32, fp16, bf16, fp32, ...) so that
   // machine drift spreads over all modes; every trial starts from the same initial state. After each
   // trial, on_mode_done sees the report so far (so the caller can write it and a crash later loses
@@ -27,6 +31,7 @@ class Experiment {
  private:
   config::ExperimentConfig config_;
   torch::Device device_;
+  std::optional<FaultInjection> fault_;
 };
 
 }  // namespace ampbench::train

@@ -1,6 +1,8 @@
 #include "train/trainer.h"
 
 #include <chrono>
+#include <csignal>
+#include <limits>
 #include <memory>
 
 #include <spdlog/spdlog.h>
@@ -13,6 +15,7 @@
 #include "optim/optimizer.h"
 #include "train/classification_loss.h"
 #include "train/model_state.h"
+#include "train/stop_request.h"
 
 namespace ampbench::train {
 namespace {
@@ -27,6 +30,23 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const config::OptimizerConfig& 
                                            optim::SgdOptions{c.lr, c.momentum, c.weight_decay});
 }
 
+// Plants the fault that a test asked for at this step.
+torch::Tensor inject(const FaultInjection& fault, const torch::Tensor& loss, int64_t step) {
+  switch (fault.kind) {
+    case FaultInjection::Kind::nan:
+      return loss * std::numeric_limits<double>::quiet_NaN();
+    case FaultInjection::Kind::oom:
+      TORCH_CHECK_WITH(OutOfMemoryError, false, "injected out-of-memory error at step ", step);
+    case FaultInjection::Kind::sigint:
+      std::raise(SIGINT);
+      break;
+    case FaultInjection::Kind::sigterm:
+      std::raise(SIGTERM);
+      break;
+  }
+  return loss;
+}
+
 double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
@@ -34,8 +54,8 @@ double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::ste
 }  // namespace
 
 Trainer::Trainer(const config::ExperimentConfig& config, const data::Dataset& dataset,
-                 const torch::Device& device)
-    : config_(config), dataset_(dataset), device_(device) {}
+                 const torch::Device& device, std::optional<FaultInjection> fault)
+    : config_(config), dataset_(dataset), device_(device), fault_(fault) {}
 
 void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::TrialRecord& record,
                   Progress* progress) const {
@@ -51,6 +71,9 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
   auto on_device = torch::TensorOptions().device(device_);
   auto loss_sum = torch::zeros({}, on_device.dtype(torch::kFloat32));
   auto skipped = torch::zeros({}, on_device.dtype(torch::kFloat32));
+  // Marks the steps whose loss was NaN or inf: real divergence, unlike fp16's skipped steps, whose
+  // loss is finite and whose overflow is in the scaled gradients.
+  auto nonfinite = torch::zeros({steps}, on_device.dtype(torch::kBool));
   std::vector<torch::Tensor> orders;
   record.warmup_steps_excluded = train.warmup_steps;
   // Per-step host times mean something only where ops are synchronous (see EpochRecord).
@@ -63,6 +86,7 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
     orders.push_back(order_cpu);
     auto order = order_cpu.to(device_);
     loss_sum.zero_();
+    nonfinite.zero_();
     model.train();
     optimizer->zero_grad();
     const int64_t first_timed_step = epoch == 1 ? train.warmup_steps : 0;
@@ -81,6 +105,10 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
         amp::AutocastScope autocast(device_type, dtype);
         loss = classification_loss(model.forward(inputs), labels);
       }
+      const int64_t global_step = (epoch - 1) * steps + step + 1;
+      if (fault_ && fault_->mode == mode && fault_->step == global_step)
+        loss = inject(*fault_, loss, global_step);
+      nonfinite.select(0, step).copy_(loss.detach().isfinite().logical_not());
       loss_sum.add_(loss.detach());
       auto scaled = loss / static_cast<double>(train.accumulation_steps);
       (scaler ? scaler->scale(scaled) : scaled).backward();
@@ -103,11 +131,17 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
       optimizer->zero_grad();
     };
 
-    for (int64_t step = 0; step < first_timed_step; ++step) train_step(step);
+    // A stop request ends the epoch at the next step boundary; the partial epoch is not reported.
+    bool stopped = false;
+    for (int64_t step = 0; step < first_timed_step && !(stopped = StopRequest::requested()); ++step) {
+      train_step(step);
+    }
+    loss_sum.zero_();  // warm-up steps stay out of every figure, the training loss included
     step_ends.clear();
     measure::synchronize(device_);
     auto start = std::chrono::steady_clock::now();
-    for (int64_t step = first_timed_step; step < steps; ++step) {
+    for (int64_t step = first_timed_step; step < steps && !stopped; ++step) {
+      if ((stopped = StopRequest::requested())) break;
       train_step(step);
       // A clock read, not a sync: on the CPU the step's work is done when train_step returns.
       if (time_steps) step_ends.push_back(std::chrono::steady_clock::now());
@@ -116,13 +150,29 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
     auto stop = std::chrono::steady_clock::now();
 
     // The timed region is closed: now read what the device accumulated.
+    if (stopped) {
+      record.status = "interrupted";
+      record.detail = "stopped by signal " + std::to_string(StopRequest::signal_number()) + " during epoch " +
+                      std::to_string(epoch) + ", which is not reported";
+      break;
+    }
+    auto bad_steps = nonfinite.nonzero();
+    if (bad_steps.size(0) > 0) {
+      record.status = "diverged";
+      record.stopped_at_step = (epoch - 1) * steps + bad_steps[0][0].item<int64_t>() + 1;
+      record.detail = "the training loss became NaN or inf at step " +
+                      std::to_string(*record.stopped_at_step) + " (epoch " + std::to_string(epoch) +
+                      ", which is not reported)";
+      spdlog::warn("{}: {}", amp::to_string(mode), *record.detail);
+      break;
+    }
     report::EpochRecord e;
     e.epoch = epoch;
     e.seconds = seconds_between(start, stop);
     e.timed_steps = steps - first_timed_step;
     e.timed_samples = e.timed_steps * train.batch_size;
     e.samples_per_second = e.seconds > 0 ? static_cast<double>(e.timed_samples) / e.seconds : 0.0;
-    e.train_loss = loss_sum.item<double>() / static_cast<double>(steps);
+    e.train_loss = loss_sum.item<double>() / static_cast<double>(e.timed_steps);
     if (progress) progress->last_train_loss.store(e.train_loss, std::memory_order_relaxed);
     for (size_t i = 0; i < step_ends.size(); ++i) {
       e.step_seconds.push_back(seconds_between(i == 0 ? start : step_ends[i - 1], step_ends[i]));

@@ -7,6 +7,7 @@
 #include "data/dataset.h"
 #include "models/network.h"
 #include "report/report.h"
+#include "train/fault_injection.h"
 #include "train/progress.h"
 
 namespace ampbench::train {
@@ -18,9 +19,14 @@ namespace ampbench::train {
 // gradient-accumulation boundaries. The timed region of an epoch holds only this training work:
 // losses, skipped steps and the scale stay on the device and are read after it closes, and the
 // device is synchronised at its two ends. Validation runs after, untimed.
+//
+// A trial stops early, keeping its finished epochs, when its loss becomes NaN or inf (status
+// "diverged", checked after each epoch's timed region) or when a stop was requested by a signal (status
+// "interrupted", checked at each step boundary).
 class Trainer {
  public:
-  Trainer(const config::ExperimentConfig& config, const data::Dataset& dataset, const torch::Device& device);
+  Trainer(const config::ExperimentConfig& config, const data::Dataset& dataset, const torch::Device& device,
+          std::optional<FaultInjection> fault = std::nullopt);
 
   // Fills the record's epochs, master-weight check and data-order checksum; memory and the initial
   // weights' checksum are the caller's.
@@ -38,6 +44,7 @@ class Trainer {
   const config::ExperimentConfig& config_;
   const data::Dataset& dataset_;
   torch::Device device_;
+  std::optional<FaultInjection> fault_;
 };
 
 }  // namespace ampbench::train

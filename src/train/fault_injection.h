@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "amp/precision_mode.h"
+
+namespace ampbench::train {
+
+// A planted fault, for testing that nothing measured is lost when a run goes wrong (--inject-fault).
+struct FaultInjection {
+  enum class Kind { nan, oom, sigint, sigterm };
+  Kind kind = Kind::nan;
+  amp::PrecisionMode mode = amp::PrecisionMode::fp32;
+  int64_t step = 1;  // 1-based, counted over the trial's epochs
+};
+
+// "KIND:MODE:STEP", e.g. "nan:bf16:5" (the loss becomes NaN), "oom:fp16:3" (an out-of-memory error is
+// raised), "sigint:fp32:2" / "sigterm:fp32:2" (the signal is raised). nullopt when malformed.
+std::optional<FaultInjection> parse_fault_injection(std::string_view spec);
+
+}  // namespace ampbench::train

@@ -1,0 +1,23 @@
+// libFuzzer target for the config reader: any bytes must give a config or a ConfigError, never a crash,
+// a hang or another exception. Built by scripts/fuzz (clang); its corpus is tests/fuzz/corpus.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "config/experiment_config.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  try {
+    auto document = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(data), size));
+    auto config = ampbench::config::parse_experiment_config(document);
+    // What parses must also resolve and parse again to the same thing.
+    auto resolved = ampbench::config::to_json(config);
+    if (ampbench::config::to_json(ampbench::config::parse_experiment_config(resolved)) != resolved)
+      __builtin_trap();
+  } catch (const nlohmann::json::parse_error&) {
+  } catch (const ampbench::config::ConfigError&) {
+  }
+  return 0;
+}
