@@ -35,11 +35,17 @@ std::vector<size_t> Optimizer::params_with_grad() const {
   return indices;
 }
 
-std::vector<torch::Tensor> Optimizer::grads() const {
-  std::vector<torch::Tensor> out;
-  for (size_t i : params_with_grad()) out.push_back(params_[i].grad());
-  return out;
+Optimizer::GradBatch Optimizer::with_grads() const {
+  GradBatch batch;
+  batch.indices = params_with_grad();
+  for (size_t i : batch.indices) {
+    batch.params.push_back(params_[i]);
+    batch.grads.push_back(params_[i].grad());
+  }
+  return batch;
 }
+
+std::vector<torch::Tensor> Optimizer::grads() const { return with_grads().grads; }
 
 void Optimizer::zero_grad() {
   for (auto& p : params_) p.mutable_grad().reset();
@@ -54,13 +60,11 @@ FusedSgd::FusedSgd(std::vector<torch::Tensor> params, SgdOptions options)
 
 void FusedSgd::step(const std::optional<torch::Tensor>& found_inf) {
   torch::NoGradGuard no_grad;
-  auto indices = params_with_grad();
-  if (indices.empty()) return;
-  auto params = select(this->params(), indices);
-  std::vector<torch::Tensor> grads;
-  for (const auto& p : params) grads.push_back(p.grad());
-  auto buffers = options_.momentum != 0.0 ? select(momentum_buffers_, indices) : std::vector<torch::Tensor>{};
-  at::_fused_sgd_(params, grads, buffers, options_.weight_decay, options_.momentum, options_.lr,
+  auto batch = with_grads();
+  if (batch.indices.empty()) return;
+  auto buffers =
+      options_.momentum != 0.0 ? select(momentum_buffers_, batch.indices) : std::vector<torch::Tensor>{};
+  at::_fused_sgd_(batch.params, batch.grads, buffers, options_.weight_decay, options_.momentum, options_.lr,
                   /*dampening=*/0.0, /*nesterov=*/false, /*maximize=*/false, /*is_first_step=*/false,
                   /*grad_scale=*/std::nullopt, found_inf);
 }
@@ -74,15 +78,13 @@ FusedAdamW::FusedAdamW(std::vector<torch::Tensor> params, AdamWOptions options)
 
 void FusedAdamW::step(const std::optional<torch::Tensor>& found_inf) {
   torch::NoGradGuard no_grad;
-  auto indices = params_with_grad();
-  if (indices.empty()) return;
-  auto params = select(this->params(), indices);
-  std::vector<torch::Tensor> grads;
-  for (const auto& p : params) grads.push_back(p.grad());
-  auto steps = select(steps_, indices);
+  auto batch = with_grads();
+  if (batch.indices.empty()) return;
+  auto steps = select(steps_, batch.indices);
   // As torch.optim.AdamW(fused=True): count the step, and take it back on the device when it was skipped.
   at::_foreach_add_(steps, 1);
-  at::_fused_adamw_(params, grads, select(exp_avgs_, indices), select(exp_avg_sqs_, indices),
+  at::_fused_adamw_(batch.params, batch.grads, select(exp_avgs_, batch.indices),
+                    select(exp_avg_sqs_, batch.indices),
                     /*max_exp_avg_sqs=*/{}, steps, options_.lr, options_.beta1, options_.beta2,
                     options_.weight_decay, options_.eps, /*amsgrad=*/false, /*maximize=*/false,
                     /*grad_scale=*/std::nullopt, found_inf);

@@ -25,8 +25,15 @@ class Optimizer {
   void zero_grad();
 
  protected:
-  // Parameters with a gradient, and their indices into params().
+  // Indices into params() of the parameters that have a gradient.
   std::vector<size_t> params_with_grad() const;
+  // The parameters that have a gradient, their gradients, and their indices into params(): what a
+  // fused kernel takes.
+  struct GradBatch {
+    std::vector<size_t> indices;
+    std::vector<torch::Tensor> params, grads;
+  };
+  GradBatch with_grads() const;
 
  private:
   std::vector<torch::Tensor> params_;

@@ -30,8 +30,8 @@ std::vector<GateResult> check_gates(const Gates& gates, const std::vector<ModeSu
       r.gate = name;
       r.mode = mode;
       r.threshold = threshold;
-      auto s =
-          std::find_if(summary.begin(), summary.end(), [&](const ModeSummary& m) { return m.mode == mode; });
+      auto s = std::find_if(summary.begin(), summary.end(),
+                            [&, wanted = mode](const ModeSummary& m) { return m.mode == wanted; });
       if (s != summary.end()) r.value = (*s).*field;
       r.passed = r.value && (at_least ? *r.value >= threshold : *r.value <= threshold);
       r.message = describe(r, at_least ? ">=" : "<=");
