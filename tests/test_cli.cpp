@@ -343,7 +343,8 @@ TEST_F(Cli, HostileConfigsExitTwoWithOneLineAndNeverCrash) {
        {write_raw("not-json.json", "name: x"), write_raw("array.json", "[1, 2]"),
         write_raw("deep-open.json", deep_open), write_raw("deep-closed.json", deep_closed),
         write_raw("deep-object.json", deep_object), write_raw("bytes.json", "{\"name\": \"\xff\xfe\"}"),
-        write_raw("nan.json", "{\"name\": NaN}"), write_raw("empty.json", ""),
+        write_raw("nan.json", "{\"name\": NaN}"),
+        write_raw("overflow.json", "{\"name\": \"x\", \"seed\": 1e3111}"), write_raw("empty.json", ""),
         write_raw("huge.json", config.dump()), write_config(big, "big.json").string(), dir_.string()}) {
     auto result = run("--config " + path);
     EXPECT_EQ(result.exit_code, 2) << path << ": " << result.err;

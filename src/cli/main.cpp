@@ -170,7 +170,7 @@ int run_compare(const ampbench::cli::CompareOptions& options) {
     auto load = [](const std::string& path) {
       try {
         return nlohmann::json::parse(read_text(path));
-      } catch (const nlohmann::json::parse_error&) {
+      } catch (const nlohmann::json::exception&) {
         throw config::ConfigError(path, "not a JSON file");
       }
     };

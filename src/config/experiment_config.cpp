@@ -199,8 +199,9 @@ nlohmann::json read_config_file(const std::filesystem::path& path) {
   text << in.rdbuf();
   try {
     return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    // nlohmann prefixes "[json.exception.parse_error.101] "; the rest names line and column.
+  } catch (const nlohmann::json::exception& e) {
+    // Syntax errors, but also numbers too large for a double (out_of_range: found by fuzzing).
+    // nlohmann prefixes "[json.exception.parse_error.101] "; the rest names what and where.
     std::string message = e.what();
     // The parser quotes what it last read, which may be any bytes: keep the line printable.
     for (char& c : message) {

@@ -1,6 +1,7 @@
 #include "measure/device.h"
 
-#include <regex>
+#include <algorithm>
+#include <cctype>
 
 #include <torch/cuda.h>
 
@@ -11,8 +12,11 @@
 namespace ampbench::measure {
 
 bool is_valid_device_spec(const std::string& spec) {
-  static const std::regex pattern("auto|cpu|cuda(:[0-9]{1,3})?");
-  return std::regex_match(spec, pattern);
+  if (spec == "auto" || spec == "cpu" || spec == "cuda") return true;
+  if (spec.rfind("cuda:", 0) != 0) return false;
+  const auto index = spec.substr(5);  // up to three digits
+  return !index.empty() && index.size() <= 3 &&
+         std::all_of(index.begin(), index.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
 torch::Device resolve_device(const std::string& spec) {

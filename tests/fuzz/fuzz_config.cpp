@@ -9,14 +9,19 @@
 #include "config/experiment_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  nlohmann::json document;
   try {
-    auto document = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(data), size));
+    // As read_config_file: every nlohmann exception while parsing is the user's bad input.
+    document = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(data), size));
+  } catch (const nlohmann::json::exception&) {
+    return 0;
+  }
+  try {
     auto config = ampbench::config::parse_experiment_config(document);
     // What parses must also resolve and parse again to the same thing.
     auto resolved = ampbench::config::to_json(config);
     if (ampbench::config::to_json(ampbench::config::parse_experiment_config(resolved)) != resolved)
       __builtin_trap();
-  } catch (const nlohmann::json::parse_error&) {
   } catch (const ampbench::config::ConfigError&) {
   }
   return 0;
