@@ -1,5 +1,6 @@
 // End to end: the ampbench binary as a user runs it.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -29,8 +30,10 @@ std::string read_file(const fs::path& path) {
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
+    // Per process as well as per test: two suites (say a sanitizer build) may run at once.
     dir_ = fs::temp_directory_path() /
-           ("ampbench_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("ampbench_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+            "_" + std::to_string(getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }

@@ -1,6 +1,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "config/experiment_config.h"
@@ -112,7 +114,7 @@ TEST(Config, AResNetNeedsImages) {
 TEST(Config, TheTopLevelMustBeAnObject) { EXPECT_THROW(parse_experiment_config(json::array()), ConfigError); }
 
 TEST(Config, UnreadableOrMalformedFilesAreConfigErrors) {
-  auto dir = std::filesystem::temp_directory_path() / "ampbench_config_test";
+  auto dir = std::filesystem::temp_directory_path() / ("ampbench_config_test_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   auto bad = dir / "bad.json";
   std::ofstream(bad) << "{\"name\": ";
