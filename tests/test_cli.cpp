@@ -175,7 +175,9 @@ TEST_F(Cli, UsageErrorsExitTwo) {
        std::vector<std::string>{"--config " + config + " --modes fp32,fp8",
                                 "--config " + config + " --epochs 0", "--config " + config + " --device tpu",
                                 "--no-such-option", "", "--config " + (dir_ / "missing.json").string(),
-                                "--config " + config + " --inject-fault nan:bf16:0"}) {
+                                "--config " + config + " --inject-fault nan:bf16:0",
+                                // an output folder that cannot be made: fails before training
+                                "--config " + config + " --out " + config + "/runs"}) {
     auto result = run(args);
     EXPECT_EQ(result.exit_code, 2) << args;
     EXPECT_EQ(line_count(result.err), 1u) << args << ": " << result.err;
