@@ -82,7 +82,7 @@ size_t line_count(const std::string& text) { return std::count(text.begin(), tex
 
 }  // namespace
 
-TEST_F(Cli, RunsAllThreeModesAndWritesJsonAndCsvReports) {
+TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
   auto result = run("--config " + write_config(tiny_config()).string() + " --quiet");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   auto folders = run_folders();
@@ -94,42 +94,66 @@ TEST_F(Cli, RunsAllThreeModesAndWritesJsonAndCsvReports) {
   EXPECT_EQ(report["config"]["name"], "tiny");
   EXPECT_EQ(report["environment"]["device"], "cpu");
   EXPECT_FALSE(report["environment"]["libtorch_version"].get<std::string>().empty());
-  ASSERT_EQ(report["trials"].size(), 3u);
+  ASSERT_EQ(report["trials"].size(), 4u);
   std::vector<std::string> modes;
   for (const auto& mode : report["trials"]) {
     modes.push_back(mode["mode"]);
+    if (mode["mode"] == "tf32") {
+      // TF32 exists only on NVIDIA tensor cores: reported as skipped, with the reason, and never run.
+      EXPECT_EQ(mode["status"], "skipped");
+      EXPECT_NE(mode["detail"].get<std::string>().find("TF32"), std::string::npos);
+      EXPECT_TRUE(mode["epochs"].empty());
+      continue;
+    }
     EXPECT_EQ(mode["status"], "ok");
     EXPECT_EQ(mode["epochs"].size(), 2u);
     EXPECT_EQ(mode["master_weights_fp32"], true);
+    EXPECT_EQ(mode["tf32"], false);  // TF32 is a CUDA switch: off on the CPU, bf16 included
     EXPECT_EQ(mode["memory"]["probe"], "cpu-tracking-allocator");
     EXPECT_GT(mode["memory"]["peak_bytes"].get<int64_t>(), 0);
+    EXPECT_GT(mode["memory"]["static_bytes"].get<int64_t>(), 0);
     EXPECT_EQ(mode["epochs"][0]["timed_steps"], 3);  // 4 steps, 1 warm-up step left out
     EXPECT_EQ(mode["epochs"][1]["timed_steps"], 4);
+    EXPECT_EQ(mode["epochs"][1]["step_seconds"].size(), 4u);
     EXPECT_EQ(mode["initial_weights_checksum"], report["trials"][0]["initial_weights_checksum"]);
     // Only fp16 has a loss scale; elsewhere it is undefined (null), not 0.
     EXPECT_EQ(mode["epochs"][0]["loss_scale"].is_null(), mode["mode"] != "fp16");
+    EXPECT_EQ(mode["loss_scale"].is_null(), mode["mode"] != "fp16");
   }
-  EXPECT_EQ(modes, (std::vector<std::string>{"fp32", "fp16", "bf16"}));
+  EXPECT_EQ(modes, (std::vector<std::string>{"fp32", "tf32", "fp16", "bf16"}));
+  ASSERT_EQ(report["summary"].size(), 3u);  // the skipped mode has nothing to summarise
   EXPECT_EQ(report["summary"][0]["speedup_vs_fp32"], 1.0);
+  EXPECT_TRUE(report["summary"][0]["fidelity"].is_null());  // fp32 is the reference
+  for (int i : {1, 2}) {
+    EXPECT_TRUE(report["summary"][i]["fidelity"] == "pass" || report["summary"][i]["fidelity"] == "fail");
+    EXPECT_GT(report["summary"][i]["grad_cosine_vs_fp32"].get<double>(), 0.9);
+  }
   EXPECT_EQ(report["environment"]["config_hash"].get<std::string>().size(), 16u);
   // One trial: no spread, no interval (null, not 0), and a warning that says so.
   EXPECT_TRUE(report["summary"][1]["samples_per_second"]["stddev"].is_null());
   EXPECT_TRUE(report["summary"][1]["speedup_interval_95"].is_null());
-  EXPECT_EQ(report["warnings"][0]["kind"], "few_repeats");
   EXPECT_EQ(report["summary"][1]["epochs_compared"], nlohmann::json::array({2}));
+  std::vector<std::string> kinds;
+  for (const auto& w : report["warnings"]) kinds.push_back(w["kind"]);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "few_repeats"), kinds.end());
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "skipped"), kinds.end());
 
   auto csv = read_file(folders[0] / "report.csv");
   EXPECT_EQ(
       csv.substr(0, csv.find('\n')),
       "mode,trial,epoch,status,seconds,timed_steps,timed_samples,samples_per_second,step_p50_s,step_p90_s,"
-      "step_p99_s,train_loss,val_loss,val_accuracy,peak_bytes,memory_probe,loss_scale,skipped_steps");
-  EXPECT_EQ(line_count(csv), 1u + 3 * 2);
+      "step_p99_s,train_loss,val_loss,val_accuracy,peak_bytes,memory_probe,loss_scale,skipped_steps,"
+      "static_bytes,activation_peak_bytes,tf32,channels_last,detail");
+  EXPECT_EQ(line_count(csv), 1u + 3 * 2 + 1);  // the skipped mode: one row, no epoch
   EXPECT_NE(csv.find("\nfp32,1,1,ok,"), std::string::npos);
-  EXPECT_NE(csv.find(",cpu-tracking-allocator,,\n"), std::string::npos);  // fp32: empty scale cells
+  EXPECT_NE(csv.find("\ntf32,1,,skipped,"), std::string::npos);
 
-  // The Markdown summary sits beside them; the console summary names every mode.
-  EXPECT_NE(read_file(folders[0] / "report.md").find("| fp16 |"), std::string::npos);
-  for (const char* mode : {"fp32", "fp16", "bf16"}) EXPECT_NE(result.out.find(mode), std::string::npos);
+  // The Markdown summary sits beside them; the console summary names every mode, the skipped one too.
+  auto markdown = read_file(folders[0] / "report.md");
+  EXPECT_NE(markdown.find("| fp16 |"), std::string::npos);
+  EXPECT_NE(markdown.find("| tf32 | skipped |"), std::string::npos);
+  for (const char* mode : {"fp32", "tf32", "fp16", "bf16"})
+    EXPECT_NE(result.out.find(mode), std::string::npos);
 }
 
 TEST_F(Cli, EveryRunGetsANewFolder) {
@@ -278,8 +302,8 @@ TEST_F(Cli, CompareFlagsARegressionAndRefusesDifferentExperiments) {
 }
 
 TEST_F(Cli, ADivergedModeIsMarkedAndTheOthersStillRun) {
-  auto result =
-      run("--config " + write_config(tiny_config()).string() + " -q --epochs 2 --inject-fault nan:bf16:6");
+  auto result = run("--config " + write_config(tiny_config()).string() +
+                    " -q --modes fp32,fp16,bf16 --epochs 2 --inject-fault nan:bf16:6");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
   EXPECT_EQ(report["complete"], true);
@@ -300,8 +324,8 @@ TEST_F(Cli, ADivergedModeIsMarkedAndTheOthersStillRun) {
 }
 
 TEST_F(Cli, AnOutOfMemoryModeIsMarkedWithItsBatchSize) {
-  auto result =
-      run("--config " + write_config(tiny_config()).string() + " -q --epochs 1 --inject-fault oom:fp16:2");
+  auto result = run("--config " + write_config(tiny_config()).string() +
+                    " -q --modes fp32,fp16,bf16 --epochs 1 --inject-fault oom:fp16:2");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
   const auto& fp16 = report["trials"][1];
@@ -314,8 +338,9 @@ TEST_F(Cli, AnOutOfMemoryModeIsMarkedWithItsBatchSize) {
 TEST_F(Cli, ASignalStopsAtAStepBoundaryAndKeepsEveryFinishedEpoch) {
   for (const std::string signal : {"sigint", "sigterm"}) {
     fs::remove_all(dir_ / "out");
-    auto result = run("--config " + write_config(tiny_config()).string() + " -q --epochs 2 --repeats 2 " +
-                      "--inject-fault " + signal + ":fp16:7 --export-csv " + (dir_ / "partial.csv").string());
+    auto result = run("--config " + write_config(tiny_config()).string() +
+                      " -q --modes fp32,fp16,bf16 --epochs 2 --repeats 2 " + "--inject-fault " + signal +
+                      ":fp16:7 --export-csv " + (dir_ / "partial.csv").string());
     EXPECT_EQ(result.exit_code, 130) << result.err;
     auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
     EXPECT_EQ(report["complete"], false);

@@ -45,8 +45,11 @@ TEST(Config, AValidConfigParsesWithDefaultsFilledIn) {
   auto config = parse_experiment_config(valid());
   EXPECT_EQ(config.name, "t");
   EXPECT_EQ(config.train.epochs, 2);
-  EXPECT_EQ(config.model.options["depth"], 2);  // the model's default, written out
-  EXPECT_EQ(config.precision.modes.size(), 3u);
+  EXPECT_EQ(config.model.options["depth"], 2);   // the model's default, written out
+  EXPECT_EQ(config.precision.modes.size(), 4u);  // fp32, tf32, fp16, bf16
+  EXPECT_FALSE(config.train.cudnn_benchmark);
+  EXPECT_FALSE(config.train.channels_last);
+  EXPECT_EQ(config.precision.fidelity_tolerance, 0.05);
   EXPECT_EQ(config.precision.grad_scaler.init_scale, 65536.0);
   EXPECT_EQ(config.device, "auto");
   // The resolved config parses back to itself.
@@ -72,9 +75,16 @@ TEST(Config, ErrorsNameTheJsonPathAndTheProblem) {
   EXPECT_EQ(error_for("/train/epoch", 3), "/train/epoch: unknown key (did you mean \"epochs\"?)");
   EXPECT_EQ(error_for("/colour", "red"), "/colour: unknown key");
   EXPECT_EQ(error_for("/precision/modes", json::array()),
-            "/precision/modes: expected at least one of fp32,fp16,bf16");
+            "/precision/modes: expected at least one of fp32,tf32,fp16,bf16");
   EXPECT_EQ(error_for("/precision/modes", json::array({"fp32", "fp8"})),
-            "/precision/modes/1: unknown mode \"fp8\"; expected one of fp32,fp16,bf16");
+            "/precision/modes/1: unknown mode \"fp8\"; expected one of fp32,tf32,fp16,bf16");
+  EXPECT_EQ(error_for("/train/channels_last", 1), "/train/channels_last: expected true or false, got 1");
+  EXPECT_EQ(error_for("/train/channels_last", true),
+            "/train/channels_last: needs image inputs (/data/synthetic/shape of [C, H, W])");
+  EXPECT_EQ(error_for("/train/cudnn_benchmark", "yes"),
+            "/train/cudnn_benchmark: expected true or false, got \"yes\"");
+  EXPECT_EQ(error_for("/precision/fidelity_tolerance", -1),
+            "/precision/fidelity_tolerance: expected a number >= 0 and <= 1e+06, got -1");
   EXPECT_EQ(error_for("/precision/modes", json::array({"bf16", "bf16"})),
             "/precision/modes/1: mode \"bf16\" is listed twice");
   EXPECT_EQ(error_for("/model/type", "vgg"),

@@ -16,6 +16,7 @@ nlohmann::json tiny_config(int seed) {
           {"data",
            {{"synthetic", {{"train_samples", 256}, {"val_samples", 128}, {"shape", {32}}, {"classes", 4}}}}},
           {"train", {{"epochs", 3}, {"batch_size", 16}, {"optimizer", {{"type", "adamw"}, {"lr", 0.01}}}}},
+          {"precision", {{"modes", {"fp32", "fp16", "bf16"}}}},
           {"device", "cpu"}};
 }
 

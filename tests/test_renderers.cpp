@@ -25,7 +25,7 @@ TrialRecord trial(PrecisionMode mode, int64_t number, double seconds_per_epoch, 
   TrialRecord t;
   t.mode = mode;
   t.trial = number;
-  t.memory = {"cpu-tracking-allocator", 1 << 20, peak << 20, std::nullopt};
+  t.memory = {"cpu-tracking-allocator", 1 << 20, peak << 20, std::nullopt, 1000 << 20};
   t.initial_weights_checksum = "00000000000000aa";
   t.data_order_checksum = "00000000000000bb";
   for (int64_t epoch = 1; epoch <= 2; ++epoch) {
@@ -45,12 +45,18 @@ TrialRecord trial(PrecisionMode mode, int64_t number, double seconds_per_epoch, 
     }
     t.epochs.push_back(e);
   }
+  if (mode == PrecisionMode::fp16) {
+    // Trial 2's scale collapses: six back-offs in a row.
+    t.loss_scale_trace = LossScaleTrace{{3}, {{3, 32768.0}}, 32768.0, 1};
+    if (number == 2) t.loss_scale_trace = LossScaleTrace{{1, 2, 3, 4, 5, 6}, {{6, 1024.0}}, 1024.0, 6};
+  }
   return t;
 }
 
 RunReport fixed_report() {
   RunReport r;
-  r.config = {{"name", "snapshot"}, {"model", {{"type", "mlp"}}}};
+  r.config = {
+      {"name", "snapshot"}, {"model", {{"type", "mlp"}}}, {"precision", {{"fidelity_tolerance", 0.015}}}};
   auto& env = r.environment;
   env.ampbench_version = "0.1.0";
   env.git_commit = "0123456789ab";
@@ -69,7 +75,13 @@ RunReport fixed_report() {
       trial(PrecisionMode::fp32, 1, 1.0, 4000, 1.0),   trial(PrecisionMode::bf16, 1, 0.5, 2000, 1.02),
       trial(PrecisionMode::fp16, 1, 0.25, 3000, 1.01), trial(PrecisionMode::fp32, 2, 1.1, 4000, 1.0),
       trial(PrecisionMode::bf16, 2, 0.55, 2000, 1.02), trial(PrecisionMode::fp16, 2, 0.26, 3000, 1.01)};
-  r.summary = summarize(r.trials);
+  TrialRecord skipped;
+  skipped.mode = PrecisionMode::tf32;
+  skipped.status = "skipped";
+  skipped.detail = "TF32 is a format of NVIDIA tensor cores, which this device lacks";
+  r.trials.insert(r.trials.begin() + 1, skipped);
+  r.grad_cosine_vs_fp32 = {{PrecisionMode::bf16, 0.9991}, {PrecisionMode::fp16, 0.99999}};
+  r.summary = summarize(r.trials, {0.015, r.grad_cosine_vs_fp32});
   r.warnings = find_warnings(r);
   Gates gates;
   gates.min_speedup[PrecisionMode::bf16] = 1.5;
@@ -146,9 +158,11 @@ TEST(Warnings, FewRepeatsHighCvOutliersAndDebugBuilds) {
     for (const auto& w : ws) out.push_back(w.kind);
     return out;
   };
-  // Two trials per mode: too few for a verdict; fp32 varies by 1.0 vs 1.1 s: a CV above 5 %.
+  // fp16's trial 2 backs off six times in a row; tf32 was skipped; two trials per mode: too few for a
+  // verdict; fp32 varies by 1.0 vs 1.1 s: a CV above 5 %.
   EXPECT_EQ(kinds(r.warnings),
-            (std::vector<std::string>{"few_repeats", "high_cv", "few_repeats", "high_cv", "few_repeats"}));
+            (std::vector<std::string>{"scale_collapse", "skipped", "few_repeats", "high_cv", "few_repeats",
+                                      "high_cv", "few_repeats"}));
   r.environment.build_type = "Debug";
   r.trials.push_back(trial(PrecisionMode::fp32, 3, 1.0, 4000, 1.0));
   r.trials.push_back(trial(PrecisionMode::fp32, 4, 1.05, 4000, 1.0));
@@ -160,4 +174,32 @@ TEST(Warnings, FewRepeatsHighCvOutliersAndDebugBuilds) {
   for (const auto& w : warnings)
     outlier |= w.kind == "outlier" && w.message.find("trial 5, epoch 2") != std::string::npos;
   EXPECT_TRUE(outlier);
+}
+
+TEST(Warnings, AScaleCollapseIsALongRunOfBackOffsOrAScaleBelowOne) {
+  auto warnings_for = [](LossScaleTrace trace) {
+    RunReport r;
+    r.environment.build_type = "Release";
+    TrialRecord t;
+    t.mode = PrecisionMode::fp16;
+    t.status = "interrupted";  // no summary needed: the trace alone decides
+    t.loss_scale_trace = trace;
+    r.trials.push_back(t);
+    int collapses = 0;
+    for (const auto& w : find_warnings(r)) collapses += w.kind == "scale_collapse";
+    return collapses;
+  };
+  EXPECT_EQ(warnings_for({{1, 2, 3, 4}, {{4, 4096.0}}, 4096.0, 4}), 0);  // the usual start: finding its level
+  EXPECT_EQ(warnings_for({{1, 2, 3, 4, 5}, {{5, 2048.0}}, 2048.0, kScaleCollapseRun}), 1);
+  EXPECT_EQ(warnings_for({{9}, {{9, 0.5}}, 0.5, 1}), 1);  // under the floor
+}
+
+TEST(Warnings, AModeWithoutTensorCoresIsFlagged) {
+  RunReport r;
+  r.environment.build_type = "Release";
+  r.mode_caveats[PrecisionMode::fp16] = "no tensor cores";
+  auto warnings = find_warnings(r);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].kind, "no_tensor_cores");
+  EXPECT_EQ(warnings[0].mode, PrecisionMode::fp16);
 }

@@ -1,15 +1,20 @@
+#include <cmath>
+
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include "config/experiment_config.h"
+#include "data/synthetic_dataset.h"
+#include "models/registry.h"
 #include "train/experiment.h"
+#include "train/first_batch_gradient.h"
 
 namespace {
 
 // fp16 on a tiny MLP: 64 samples in batches of 8 make 8 steps an epoch. With a small initial scale no
 // gradient overflows, so the GradScaler doubles its scale after every `growth_interval` optimizer steps.
-ampbench::report::TrialRecord run_fp16(int64_t accumulation_steps) {
-  nlohmann::json doc = {
+nlohmann::json fp16_config(int64_t accumulation_steps, double init_scale) {
+  return {
       {"name", "trainer"},
       {"model", {{"type", "mlp"}, {"options", {{"width", 8}, {"depth", 1}}}}},
       {"data", {{"synthetic", {{"train_samples", 64}, {"val_samples", 16}, {"shape", {8}}, {"classes", 3}}}}},
@@ -18,10 +23,17 @@ ampbench::report::TrialRecord run_fp16(int64_t accumulation_steps) {
         {"batch_size", 8},
         {"accumulation_steps", accumulation_steps},
         {"clip_grad_norm", 1.0}}},
-      {"precision", {{"modes", {"fp16"}}, {"grad_scaler", {{"init_scale", 1.0}, {"growth_interval", 1}}}}},
+      {"precision",
+       {{"modes", {"fp16"}}, {"grad_scaler", {{"init_scale", init_scale}, {"growth_interval", 1}}}}},
       {"device", "cpu"}};
-  auto config = ampbench::config::parse_experiment_config(doc);
-  return ampbench::train::Experiment(config, torch::kCPU).run().trials.at(0);
+}
+
+ampbench::report::RunReport run(const nlohmann::json& doc) {
+  return ampbench::train::Experiment(ampbench::config::parse_experiment_config(doc), torch::kCPU).run();
+}
+
+ampbench::report::TrialRecord run_fp16(int64_t accumulation_steps) {
+  return run(fp16_config(accumulation_steps, 1.0)).trials.at(0);
 }
 
 }  // namespace
@@ -34,4 +46,97 @@ TEST(Trainer, TheGradScalerStepsOnlyOnAccumulationBoundaries) {
   EXPECT_EQ(accumulated.epochs[0].loss_scale, 4.0);  // 2^2
   EXPECT_EQ(plain.epochs[0].skipped_steps, 0);
   EXPECT_EQ(accumulated.epochs[0].skipped_steps, 0);
+}
+
+TEST(Trainer, TheLossScaleTraceRecordsEveryChangeAtItsStep) {
+  auto plain = run_fp16(1);
+  ASSERT_TRUE(plain.loss_scale_trace);
+  std::vector<std::pair<int64_t, double>> doubling;
+  for (int64_t step = 1; step <= 8; ++step) doubling.emplace_back(step, std::pow(2.0, double(step)));
+  EXPECT_EQ(plain.loss_scale_trace->changes, doubling);
+  EXPECT_TRUE(plain.loss_scale_trace->skipped_steps.empty());
+  EXPECT_EQ(plain.loss_scale_trace->min_scale, 1.0);
+  EXPECT_EQ(plain.loss_scale_trace->longest_backoff_run, 0);
+  // With 4 batches per optimizer step, the scale moves at steps 4 and 8 only.
+  auto accumulated = run_fp16(4);
+  EXPECT_EQ(accumulated.loss_scale_trace->changes,
+            (std::vector<std::pair<int64_t, double>>{{4, 2.0}, {8, 4.0}}));
+}
+
+TEST(Trainer, AScaleThatOverflowsFp16BacksOffEveryStepAndIsReportedAsACollapse) {
+  auto report = run(fp16_config(1, 1e30));  // scaled gradients overflow fp16 for dozens of halvings
+  const auto& trial = report.trials.at(0);
+  ASSERT_TRUE(trial.loss_scale_trace);
+  const auto& trace = *trial.loss_scale_trace;
+  EXPECT_EQ(trace.skipped_steps, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(trace.longest_backoff_run, 8);
+  EXPECT_EQ(trace.min_scale, static_cast<double>(1e30f) / 256.0);
+  EXPECT_EQ(trial.epochs.at(0).skipped_steps, 8);
+  bool collapse = false;
+  for (const auto& w : report.warnings) collapse |= w.kind == "scale_collapse";
+  EXPECT_TRUE(collapse);
+  // Every step was skipped, so the first-batch gradient has no fp16 value to compare.
+  EXPECT_TRUE(report.grad_cosine_vs_fp32.empty());
+}
+
+TEST(Trainer, StaticMemoryIsWeightsGradientsAndMomentumTheSameInEveryMode) {
+  nlohmann::json doc = {
+      {"name", "static"},
+      {"model", {{"type", "mlp"}, {"options", {{"width", 512}, {"depth", 2}}}}},
+      {"data", {{"synthetic", {{"train_samples", 64}, {"val_samples", 16}, {"shape", {8}}, {"classes", 3}}}}},
+      {"train", {{"epochs", 1}, {"batch_size", 16}, {"optimizer", {{"type", "sgd"}, {"momentum", 0.9}}}}},
+      {"precision", {{"modes", {"fp32", "fp16", "bf16"}}}},
+      {"device", "cpu"}};
+  auto report = run(doc);
+  const int64_t parameters = (8 * 512 + 512) + (512 * 512 + 512) + (512 * 3 + 3);
+  const int64_t weights_gradients_momentum = 3 * parameters * 4;
+  for (const auto& trial : report.trials) {
+    SCOPED_TRACE(ampbench::amp::to_string(trial.mode));
+    ASSERT_TRUE(trial.memory.static_bytes);
+    // Beside them only a few small tensors: the batch order, the loss sum, the scaler's scalars.
+    EXPECT_GE(*trial.memory.static_bytes, weights_gradients_momentum);
+    EXPECT_LT(*trial.memory.static_bytes, weights_gradients_momentum + 64 * 1024);
+    EXPECT_GT(*trial.memory.activation_peak_bytes(), 0);
+  }
+}
+
+TEST(Trainer, TheFirstBatchGradientMatchesItselfInFp32AndIsCloseInBf16) {
+  auto config = ampbench::config::parse_experiment_config(fp16_config(1, 1.0));
+  auto dataset = ampbench::data::make_synthetic_dataset(config.data, torch::kCPU);
+  const auto& entry = *ampbench::models::find_model("mlp");
+  torch::manual_seed(0);
+  auto model = entry.build(config.model.options, {dataset.sample_shape, dataset.num_classes});
+  using ampbench::amp::PrecisionMode;
+  auto fp32 =
+      ampbench::train::first_batch_gradient(PrecisionMode::fp32, *model, config, dataset, torch::kCPU);
+  auto again =
+      ampbench::train::first_batch_gradient(PrecisionMode::fp32, *model, config, dataset, torch::kCPU);
+  auto bf16 =
+      ampbench::train::first_batch_gradient(PrecisionMode::bf16, *model, config, dataset, torch::kCPU);
+  ASSERT_TRUE(fp32 && again && bf16);
+  EXPECT_EQ(fp32->numel(), (8 * 8 + 8) + (8 * 3 + 3));
+  EXPECT_NEAR(ampbench::train::gradient_cosine(*fp32, *again), 1.0, 1e-12);
+  double bf16_cosine = ampbench::train::gradient_cosine(*bf16, *fp32);
+  EXPECT_GT(bf16_cosine, 0.99);
+  EXPECT_LT(bf16_cosine, 1.0);  // bf16 rounds: not the same gradient
+}
+
+TEST(Trainer, ChannelsLastTrainsAResNetToTheSameLossAsContiguous) {
+  auto resnet = [](bool channels_last) {
+    nlohmann::json doc = {
+        {"name", "nhwc"},
+        {"model", {{"type", "resnet18"}, {"options", {{"stem", "cifar"}}}}},
+        {"data",
+         {{"synthetic", {{"train_samples", 16}, {"val_samples", 8}, {"shape", {3, 8, 8}}, {"classes", 3}}}}},
+        {"train", {{"epochs", 1}, {"batch_size", 8}, {"channels_last", channels_last}}},
+        {"precision", {{"modes", {"fp32"}}}},
+        {"device", "cpu"}};
+    return run(doc).trials.at(0);
+  };
+  auto nchw = resnet(false), nhwc = resnet(true);
+  EXPECT_FALSE(nchw.channels_last);
+  EXPECT_TRUE(nhwc.channels_last);
+  ASSERT_EQ(nhwc.status, "ok");
+  // The same arithmetic in another memory order: equal up to the kernels' rounding (0.06 % seen).
+  EXPECT_NEAR(nhwc.epochs.at(0).val_loss, nchw.epochs.at(0).val_loss, 5e-3 * nchw.epochs.at(0).val_loss);
 }

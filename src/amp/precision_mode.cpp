@@ -6,6 +6,8 @@ std::string_view to_string(PrecisionMode mode) {
   switch (mode) {
     case PrecisionMode::fp32:
       return "fp32";
+    case PrecisionMode::tf32:
+      return "tf32";
     case PrecisionMode::fp16:
       return "fp16";
     case PrecisionMode::bf16:
@@ -15,7 +17,7 @@ std::string_view to_string(PrecisionMode mode) {
 }
 
 const std::vector<PrecisionMode>& all_precision_modes() {
-  static const std::vector<PrecisionMode> modes{PrecisionMode::fp32, PrecisionMode::fp16,
+  static const std::vector<PrecisionMode> modes{PrecisionMode::fp32, PrecisionMode::tf32, PrecisionMode::fp16,
                                                 PrecisionMode::bf16};
   return modes;
 }
@@ -43,11 +45,14 @@ std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode) {
     case PrecisionMode::bf16:
       return c10::ScalarType::BFloat16;
     case PrecisionMode::fp32:
+    case PrecisionMode::tf32:
       return std::nullopt;
   }
   return std::nullopt;
 }
 
 bool needs_grad_scaler(PrecisionMode mode) { return mode == PrecisionMode::fp16; }
+
+bool allows_tf32(PrecisionMode mode) { return mode == PrecisionMode::tf32 || mode == PrecisionMode::bf16; }
 
 }  // namespace ampbench::amp

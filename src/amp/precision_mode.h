@@ -10,8 +10,9 @@
 namespace ampbench::amp {
 
 // The precision modes ampbench compares. Weights always stay fp32 (master weights); a mode only decides
-// what autocast runs forward + loss in, and whether a GradScaler guards the fp16 gradients.
-enum class PrecisionMode { fp32, fp16, bf16 };
+// what autocast runs forward + loss in, whether a GradScaler guards the fp16 gradients, and whether
+// CUDA may run fp32 matmuls and convolutions in TF32. fp32 is the strict baseline: TF32 off.
+enum class PrecisionMode { fp32, tf32, fp16, bf16 };
 
 std::string_view to_string(PrecisionMode mode);
 std::optional<PrecisionMode> parse_precision_mode(std::string_view name);
@@ -23,5 +24,8 @@ std::string precision_mode_names();
 std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode);
 // fp16's narrow exponent range needs loss scaling; bf16 has fp32's range and does not.
 bool needs_grad_scaler(PrecisionMode mode);
+// Whether CUDA's fp32 matmuls and convolutions may use TF32 tensor cores: tf32, and bf16 (whose ops that
+// autocast leaves in fp32 get TF32 as in PyTorch's usual bf16 recipe). No effect on the CPU.
+bool allows_tf32(PrecisionMode mode);
 
 }  // namespace ampbench::amp

@@ -61,6 +61,8 @@ TrainConfig parse_train(ObjectReader train) {
   if (train.has("clip_grad_norm")) out.clip_grad_norm = train.number("clip_grad_norm", 0.0, 0.0, 1e12, true);
   out.accumulation_steps = train.integer("accumulation_steps", out.accumulation_steps, 1, 1 << 20);
   out.warmup_steps = train.integer("warmup_steps", out.warmup_steps, 0);
+  out.cudnn_benchmark = train.boolean("cudnn_benchmark", out.cudnn_benchmark);
+  out.channels_last = train.boolean("channels_last", out.channels_last);
   train.finish();
   return out;
 }
@@ -97,6 +99,7 @@ PrecisionConfig parse_precision(ObjectReader precision) {
   s.growth_interval =
       scaler.integer("growth_interval", s.growth_interval, 1, std::numeric_limits<int32_t>::max());
   scaler.finish();
+  out.fidelity_tolerance = precision.number("fidelity_tolerance", out.fidelity_tolerance, 0.0, 1e6);
   precision.finish();
   return out;
 }
@@ -182,6 +185,9 @@ ExperimentConfig parse_experiment_config(const nlohmann::json& document) {
     throw ConfigError("/train/batch_size", "is larger than /data/synthetic/train_samples (" +
                                                std::to_string(config.data.train_samples) + ")");
   }
+  if (config.train.channels_last && config.data.shape.size() != 3) {
+    throw ConfigError("/train/channels_last", "needs image inputs (/data/synthetic/shape of [C, H, W])");
+  }
   if (config.train.warmup_steps >= config.steps_per_epoch()) {
     throw ConfigError("/train/warmup_steps", "must be smaller than the steps in an epoch (" +
                                                  std::to_string(config.steps_per_epoch()) + ")");
@@ -231,7 +237,9 @@ nlohmann::json to_json(const ExperimentConfig& c) {
                        {"batch_size", c.train.batch_size},
                        {"optimizer", optimizer},
                        {"accumulation_steps", c.train.accumulation_steps},
-                       {"warmup_steps", c.train.warmup_steps}};
+                       {"warmup_steps", c.train.warmup_steps},
+                       {"cudnn_benchmark", c.train.cudnn_benchmark},
+                       {"channels_last", c.train.channels_last}};
   if (c.train.clip_grad_norm) train["clip_grad_norm"] = *c.train.clip_grad_norm;
   const auto& s = c.precision.grad_scaler;
   return {
@@ -253,7 +261,8 @@ nlohmann::json to_json(const ExperimentConfig& c) {
          {{"init_scale", s.init_scale},
           {"growth_factor", s.growth_factor},
           {"backoff_factor", s.backoff_factor},
-          {"growth_interval", s.growth_interval}}}}},
+          {"growth_interval", s.growth_interval}}},
+        {"fidelity_tolerance", c.precision.fidelity_tolerance}}},
       {"device", c.device},
       {"output", {{"dir", c.output_dir}}},
       {"gates", gates_json(c.gates)},

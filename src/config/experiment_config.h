@@ -39,12 +39,16 @@ struct TrainConfig {
   OptimizerConfig optimizer;
   std::optional<double> clip_grad_norm;
   int64_t accumulation_steps = 1;
-  int64_t warmup_steps = 0;  // first-epoch steps left out of the timing
+  int64_t warmup_steps = 0;      // first-epoch steps left out of the timing
+  bool cudnn_benchmark = false;  // let cuDNN time its algorithms per shape and keep the fastest
+  bool channels_last = false;    // NHWC weights and inputs (CNNs): what tensor-core convolutions prefer
 };
 
 struct PrecisionConfig {
   std::vector<amp::PrecisionMode> modes = amp::all_precision_modes();
   amp::GradScalerOptions grad_scaler;
+  // Fidelity passes when |val loss - fp32's| is at most this (in the loss's units, nats).
+  double fidelity_tolerance = 0.05;
 };
 
 struct ExperimentConfig {

@@ -125,6 +125,13 @@ double ObjectReader::number(const std::string& key, double fallback, double min,
   return x;
 }
 
+bool ObjectReader::boolean(const std::string& key, bool fallback) {
+  if (!has(key)) return fallback;
+  const auto& v = at(key);
+  if (!v.is_boolean()) fail(key, "expected true or false, got " + describe_json(v));
+  return v.get<bool>();
+}
+
 std::string ObjectReader::string(const std::string& key, const std::string& fallback) {
   if (!has(key)) return fallback;
   return required_string(key);

@@ -30,6 +30,7 @@ class ObjectReader {
                            int64_t max = std::numeric_limits<int64_t>::max());
   // A finite number in [min, max]; with exclusive_min the bound itself is rejected too.
   double number(const std::string& key, double fallback, double min, double max, bool exclusive_min = false);
+  bool boolean(const std::string& key, bool fallback);
   std::string string(const std::string& key, const std::string& fallback);
   std::string required_string(const std::string& key);
   std::vector<int64_t> integer_list(const std::string& key, const std::vector<int64_t>& fallback,

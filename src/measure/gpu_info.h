@@ -14,6 +14,8 @@ std::string gpu_name(c10::DeviceIndex index);
 
 // What a GPU report needs beside the name; nullopt without CUDA.
 struct GpuDetails {
+  int capability_major = 0;
+  int capability_minor = 0;
   std::string capability;  // "9.0"
   int64_t memory_bytes = 0;
   std::string driver;  // CUDA driver API version, "13.0"

@@ -12,15 +12,18 @@ class CpuMemoryProbe final : public MemoryProbe {
   CpuMemoryProbe() { CpuTrackingAllocator::install(); }
   void begin() override {
     baseline_ = CpuTrackingAllocator::current_bytes();
+    static_bytes_.reset();
     CpuTrackingAllocator::reset_peak();
   }
-  MemoryReading read() const override {
-    return {"cpu-tracking-allocator", baseline_, CpuTrackingAllocator::peak_bytes() - baseline_,
-            std::nullopt};
-  }
 
- private:
-  int64_t baseline_ = 0;
+ protected:
+  int64_t current_bytes() const override { return CpuTrackingAllocator::current_bytes(); }
+  MemoryReading read_peaks() const override {
+    MemoryReading reading;
+    reading.probe = "cpu-tracking-allocator";
+    reading.peak_bytes = CpuTrackingAllocator::peak_bytes() - baseline_;
+    return reading;
+  }
 };
 
 // Device-generic accelerator statistics: on CUDA they are the caching allocator's.
@@ -29,21 +32,26 @@ class AcceleratorMemoryProbe final : public MemoryProbe {
   explicit AcceleratorMemoryProbe(c10::DeviceIndex index) : index_(index) {}
   void begin() override {
     at::accelerator::resetPeakStats(index_);
-    baseline_ = aggregate_current(at::accelerator::getDeviceStats(index_).allocated_bytes);
+    baseline_ = current_bytes();
+    static_bytes_.reset();
   }
-  MemoryReading read() const override {
+
+ protected:
+  int64_t current_bytes() const override {
+    return at::accelerator::getDeviceStats(index_).allocated_bytes[kAggregate].current;
+  }
+  MemoryReading read_peaks() const override {
     auto stats = at::accelerator::getDeviceStats(index_);
-    return {"cuda-caching-allocator", baseline_, aggregate_peak(stats.allocated_bytes) - baseline_,
-            aggregate_peak(stats.reserved_bytes)};
+    MemoryReading reading;
+    reading.probe = "cuda-caching-allocator";
+    reading.peak_bytes = stats.allocated_bytes[kAggregate].peak - baseline_;
+    reading.peak_reserved_bytes = stats.reserved_bytes[kAggregate].peak;
+    return reading;
   }
 
  private:
-  static int64_t aggregate_current(const auto& stats) { return stats[kAggregate].current; }
-  static int64_t aggregate_peak(const auto& stats) { return stats[kAggregate].peak; }
   static constexpr size_t kAggregate = static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE);
-
   c10::DeviceIndex index_;
-  int64_t baseline_ = 0;
 };
 
 }  // namespace

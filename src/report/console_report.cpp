@@ -33,10 +33,13 @@ std::string to_console(const RunReport& report, bool colour) {
       << env.device_name << "), LibTorch " << env.libtorch_version << ", " << env.build_type << " build\n";
 
   out << render_aligned(summary_table(report), [&](size_t row, size_t column, const std::string& cell) {
-    const char* tint =
-        (colour && row > 0 && column == kSpeedupColumn) ? speedup_colour(report.summary[row - 1]) : nullptr;
+    const bool summarised = row > 0 && row <= report.summary.size();  // rows after: modes that did not finish
+    const char* tint = (colour && summarised && column == kSpeedupColumn)
+                           ? speedup_colour(report.summary[row - 1])
+                           : nullptr;
     return tint ? tint + cell + kReset : cell;
   });
+  if (!report.summary.empty()) out << render_aligned(fidelity_table(report));
   out << summary_footnote(report) << "\n";
   if (report.stopped_by) out << "partial report: stopped by " << *report.stopped_by << "\n";
   for (const auto& g : report.gates) {

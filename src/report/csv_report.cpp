@@ -23,6 +23,23 @@ std::string optional_cell(const std::optional<T>& value) {
   }
 }
 
+// RFC 4180: quoted when it holds a comma, a quote or a line break, quotes doubled.
+std::string text_cell(const std::optional<std::string>& value) {
+  if (!value) return "";
+  if (value->find_first_of(",\"\n\r") == std::string::npos) return *value;
+  std::string quoted = "\"";
+  for (char c : *value) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string trial_tail(const TrialRecord& t) {
+  std::ostringstream out;
+  out << ',' << optional_cell(t.memory.static_bytes) << ',' << optional_cell(t.memory.activation_peak_bytes())
+      << ',' << (t.tf32 ? "true" : "false") << ',' << (t.channels_last ? "true" : "false") << ','
+      << text_cell(t.detail);
+  return out.str();
+}
+
 }  // namespace
 
 std::string to_csv(const RunReport& report) {
@@ -36,7 +53,12 @@ std::string to_csv(const RunReport& report) {
           << number(e.samples_per_second) << ',' << percentile(0.5) << ',' << percentile(0.9) << ','
           << percentile(0.99) << ',' << number(e.train_loss) << ',' << number(e.val_loss) << ','
           << number(e.val_accuracy) << ',' << t.memory.peak_bytes << ',' << t.memory.probe << ','
-          << optional_cell(e.loss_scale) << ',' << optional_cell(e.skipped_steps) << "\n";
+          << optional_cell(e.loss_scale) << ',' << optional_cell(e.skipped_steps) << trial_tail(t) << "\n";
+    }
+    if (t.epochs.empty()) {
+      out << amp::to_string(t.mode) << ',' << t.trial << ",," << t.status << std::string(11, ',')
+          << (t.status == "skipped" ? "" : std::to_string(t.memory.peak_bytes)) << ',' << t.memory.probe
+          << ",," << trial_tail(t) << "\n";
     }
   }
   return out.str();

@@ -6,12 +6,15 @@
 
 namespace ampbench::report {
 
-// Tidy CSV: one row per trial x epoch under a fixed header (kCsvColumns); an undefined value is an
-// empty cell, never 0.
+// Tidy CSV: one row per trial x epoch under a fixed header (kCsvColumns), and one row with an empty
+// epoch for a trial that finished no epoch (skipped, or stopped in its first), its status and detail
+// saying why; an undefined value is an empty cell, never 0.
 std::string to_csv(const RunReport& report);
 
 inline constexpr const char* kCsvColumns =
     "mode,trial,epoch,status,seconds,timed_steps,timed_samples,samples_per_second,step_p50_s,step_p90_s,"
-    "step_p99_s,train_loss,val_loss,val_accuracy,peak_bytes,memory_probe,loss_scale,skipped_steps";
+    "step_p99_s,train_loss,val_loss,val_accuracy,peak_bytes,memory_probe,loss_scale,skipped_steps,static_"
+    "bytes,"
+    "activation_peak_bytes,tf32,channels_last,detail";
 
 }  // namespace ampbench::report

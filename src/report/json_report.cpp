@@ -44,6 +44,16 @@ nlohmann::json epoch_json(const EpochRecord& e) {
           {"step_seconds", e.step_seconds}};
 }
 
+nlohmann::json loss_scale_json(const std::optional<LossScaleTrace>& trace) {
+  if (!trace) return nullptr;
+  nlohmann::json changes = nlohmann::json::array();
+  for (const auto& [step, scale] : trace->changes) changes.push_back({step, scale});
+  return {{"skipped_steps", trace->skipped_steps},
+          {"changes", changes},
+          {"min_scale", trace->min_scale},
+          {"longest_backoff_run", trace->longest_backoff_run}};
+}
+
 nlohmann::json trial_json(const TrialRecord& t) {
   nlohmann::json epochs = nlohmann::json::array();
   for (const auto& e : t.epochs) epochs.push_back(epoch_json(e));
@@ -56,11 +66,17 @@ nlohmann::json trial_json(const TrialRecord& t) {
           {"master_weights_fp32", t.master_weights_fp32},
           {"initial_weights_checksum", t.initial_weights_checksum},
           {"data_order_checksum", t.data_order_checksum},
+          {"tf32", t.tf32},
+          {"cudnn_benchmark", t.cudnn_benchmark},
+          {"channels_last", t.channels_last},
           {"memory",
            {{"probe", t.memory.probe},
             {"baseline_bytes", t.memory.baseline_bytes},
             {"peak_bytes", t.memory.peak_bytes},
-            {"peak_reserved_bytes", optional_json(t.memory.peak_reserved_bytes)}}},
+            {"peak_reserved_bytes", optional_json(t.memory.peak_reserved_bytes)},
+            {"static_bytes", optional_json(t.memory.static_bytes)},
+            {"activation_peak_bytes", optional_json(t.memory.activation_peak_bytes())}}},
+          {"loss_scale", loss_scale_json(t.loss_scale_trace)},
           {"epochs", epochs}};
 }
 
@@ -88,12 +104,18 @@ nlohmann::json summary_json(const ModeSummary& s) {
           {"epoch_seconds", statistics_json(s.epoch_seconds)},
           {"step_seconds", steps},
           {"peak_bytes", s.peak_bytes},
+          {"static_bytes", optional_json(s.static_bytes)},
+          {"activation_bytes", optional_json(s.activation_bytes)},
           {"val_loss", s.val_loss},
           {"val_accuracy", s.val_accuracy},
           {"speedup_vs_fp32", optional_json(s.speedup_vs_fp32)},
           {"speedup_interval_95", interval},
           {"memory_ratio_vs_fp32", optional_json(s.memory_ratio_vs_fp32)},
-          {"val_loss_delta_vs_fp32", optional_json(s.val_loss_delta_vs_fp32)}};
+          {"activation_ratio_vs_fp32", optional_json(s.activation_ratio_vs_fp32)},
+          {"val_loss_delta_vs_fp32", optional_json(s.val_loss_delta_vs_fp32)},
+          {"fidelity",
+           s.fidelity_pass ? nlohmann::json(*s.fidelity_pass ? "pass" : "fail") : nlohmann::json(nullptr)},
+          {"grad_cosine_vs_fp32", optional_json(s.grad_cosine_vs_fp32)}};
 }
 
 nlohmann::json gate_json(const GateResult& g) {

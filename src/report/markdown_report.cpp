@@ -22,6 +22,7 @@ std::string to_markdown(const RunReport& report) {
   }
 
   out << render_markdown_table(summary_table(report));
+  if (!report.summary.empty()) out << "\n" << render_markdown_table(fidelity_table(report));
   out << "\n" << summary_footnote(report) << ".\n";
   if (!report.gates.empty()) {
     out << "\n**Gates**\n\n";

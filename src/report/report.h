@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,24 +31,38 @@ struct EpochRecord {
   double val_accuracy = 0;
   std::optional<double> loss_scale;      // fp16: the GradScaler's scale at the end of the epoch
   std::optional<int64_t> skipped_steps;  // fp16: optimizer steps skipped for inf/NaN gradients, so far
-  // Host-clock duration of each timed step. Only where ops are synchronous (the CPU): on a GPU the
-  // host runs ahead of the device and these would time kernel launches, so they stay empty there.
+  // Duration of each timed step: host clock on the CPU (whose ops are synchronous), device events on a
+  // GPU (recorded in the loop, read after the epoch).
   std::vector<double> step_seconds;
+};
+
+// fp16's dynamic loss scale over a whole trial, warm-up steps included. Steps are 1-based and count
+// across epochs, as stopped_at_step does.
+struct LossScaleTrace {
+  std::vector<int64_t> skipped_steps;               // optimizer steps skipped for inf/NaN gradients
+  std::vector<std::pair<int64_t, double>> changes;  // (step, the scale after it) whenever it changed
+  double min_scale = 0;                             // the lowest scale reached
+  int64_t longest_backoff_run = 0;                  // most consecutive optimizer steps that backed off
 };
 
 // One training run of one mode: the unit that `repeats` multiplies.
 struct TrialRecord {
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
   int64_t trial = 1;                       // 1-based, per mode
-  std::string status = "ok";               // ok, diverged, oom, interrupted
+  std::string status = "ok";               // ok, diverged, oom, interrupted, skipped
   std::optional<int64_t> stopped_at_step;  // diverged: the first step whose loss was not finite
-  std::optional<std::string> detail;       // why a trial that is not ok stopped
+  std::optional<std::string> detail;       // why a trial that is not ok stopped, or did not start
   std::vector<EpochRecord> epochs;
+  std::optional<LossScaleTrace> loss_scale_trace;  // fp16 only
   measure::MemoryReading memory;
   bool master_weights_fp32 = true;
   std::string initial_weights_checksum;  // equal across trials: the same initial weights
   std::string data_order_checksum;       // equal across trials: the same batches in the same order
   int64_t warmup_steps_excluded = 0;
+  // The math switches the trial ran with (TF32, cuDNN autotuning) and the memory layout of the model.
+  bool tf32 = false;
+  bool cudnn_benchmark = false;
+  bool channels_last = false;
 };
 
 struct StepPercentiles {
@@ -63,12 +78,19 @@ struct ModeSummary {
   measure::Summary epoch_seconds;                     // over compared epochs x trials
   std::optional<StepPercentiles> step_seconds;        // over the compared epochs' steps (CPU only)
   int64_t peak_bytes = 0;                             // the largest over trials
+  std::optional<int64_t> static_bytes;                // weights + gradients + optimizer state (largest)
+  std::optional<int64_t> activation_bytes;            // peak - static: activations and temporaries
   double val_loss = 0;                                // median over trials of the final epoch's
   double val_accuracy = 0;                            // likewise
   std::optional<double> speedup_vs_fp32;              // median trial throughput / fp32's
   std::optional<measure::Interval> speedup_interval;  // 95 % bootstrap over trials (>= 2 per mode; not fp32)
   std::optional<double> memory_ratio_vs_fp32;
+  std::optional<double> activation_ratio_vs_fp32;
   std::optional<double> val_loss_delta_vs_fp32;
+  // |val_loss_delta_vs_fp32| within precision.fidelity_tolerance; empty for fp32 and without fp32.
+  std::optional<bool> fidelity_pass;
+  // Cosine similarity of the first batch's gradient (at the initial weights) with fp32's.
+  std::optional<double> grad_cosine_vs_fp32;
 };
 
 // One gate's verdict (see gates.h).
@@ -83,7 +105,9 @@ struct GateResult {
 
 // Something about the measurement a reader should know, with what to do about it.
 struct Warning {
-  std::string kind;  // diverged, oom, interrupted, outlier, high_cv, debug_build, few_repeats
+  // diverged, oom, interrupted, skipped, no_tensor_cores, scale_collapse, outlier, high_cv, debug_build,
+  // few_repeats
+  std::string kind;
   std::optional<amp::PrecisionMode> mode;
   std::string message;
   std::string advice;
@@ -92,7 +116,9 @@ struct Warning {
 struct RunReport {
   nlohmann::json config;
   measure::Environment environment;
-  std::vector<TrialRecord> trials;  // in the order they ran (modes interleaved)
+  std::vector<TrialRecord> trials;  // in the order they ran (modes interleaved); skipped modes once
+  std::map<amp::PrecisionMode, std::string> mode_caveats;    // runs, but the reader should know (per mode)
+  std::map<amp::PrecisionMode, double> grad_cosine_vs_fp32;  // modes whose first gradient was finite
   std::vector<ModeSummary> summary;
   std::vector<Warning> warnings;
   std::vector<GateResult> gates;  // filled once every trial finished

@@ -1,6 +1,7 @@
 #include "report/summary.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ampbench::report {
 namespace {
@@ -43,6 +44,10 @@ ModeSummary summarize_mode(const ModeTrials& m) {
       steps.insert(steps.end(), e->step_seconds.begin(), e->step_seconds.end());
     }
     s.peak_bytes = std::max(s.peak_bytes, trial->memory.peak_bytes);
+    if (trial->memory.static_bytes) {
+      s.static_bytes = std::max(s.static_bytes.value_or(0), *trial->memory.static_bytes);
+      s.activation_bytes = std::max(s.activation_bytes.value_or(0), *trial->memory.activation_peak_bytes());
+    }
     val_losses.push_back(trial->epochs.back().val_loss);
     val_accuracies.push_back(trial->epochs.back().val_accuracy);
   }
@@ -59,7 +64,7 @@ ModeSummary summarize_mode(const ModeTrials& m) {
 
 }  // namespace
 
-std::vector<ModeSummary> summarize(const std::vector<TrialRecord>& trials) {
+std::vector<ModeSummary> summarize(const std::vector<TrialRecord>& trials, const FidelityInputs& fidelity) {
   std::vector<ModeTrials> modes;
   for (const auto& trial : trials) {
     if (trial.status != "ok" || trial.epochs.empty()) continue;  // only finished trials are compared
@@ -83,8 +88,14 @@ std::vector<ModeSummary> summarize(const std::vector<TrialRecord>& trials) {
         s.speedup_interval = measure::bootstrap_ratio_of_medians(m.throughputs, baseline->throughputs);
       }
       if (base.peak_bytes > 0) s.memory_ratio_vs_fp32 = double(s.peak_bytes) / double(base.peak_bytes);
+      if (s.activation_bytes && base.activation_bytes && *base.activation_bytes > 0)
+        s.activation_ratio_vs_fp32 = double(*s.activation_bytes) / double(*base.activation_bytes);
       s.val_loss_delta_vs_fp32 = s.val_loss - base.val_loss;
+      if (m.mode != baseline->mode)
+        s.fidelity_pass = std::abs(*s.val_loss_delta_vs_fp32) <= fidelity.tolerance;
     }
+    if (auto cosine = fidelity.grad_cosine_vs_fp32.find(m.mode); cosine != fidelity.grad_cosine_vs_fp32.end())
+      s.grad_cosine_vs_fp32 = cosine->second;
     out.push_back(std::move(s));
   }
   return out;

@@ -35,7 +35,33 @@ std::string speedup_text(const ModeSummary& s) {
 
 TextRows summary_table(const RunReport& report) {
   TextRows rows{{"mode", "trials", "epoch time", "samples/s", "speed-up [95% CI]", "cv", "peak memory",
-                 "memory ratio", "val loss", "val loss delta", "val acc", "loss scale", "skipped steps"}};
+                 "memory ratio", "activations", "activation ratio"}};
+  for (const auto& s : report.summary) {
+    rows.push_back({std::string(amp::to_string(s.mode)), std::to_string(s.trials),
+                    or_dash(s.epoch_seconds.median, "%.3f s"), or_dash(s.samples_per_second.median, "%.1f"),
+                    speedup_text(s),
+                    s.samples_per_second.cv ? format("%.1f%%", 100.0 * *s.samples_per_second.cv) : "-",
+                    mebibytes(s.peak_bytes), or_dash(s.memory_ratio_vs_fp32, "%.2f"),
+                    s.activation_bytes ? mebibytes(*s.activation_bytes) : "-",
+                    or_dash(s.activation_ratio_vs_fp32, "%.2f")});
+  }
+  for (const auto& t : report.trials) {
+    bool listed = std::any_of(report.summary.begin(), report.summary.end(),
+                              [&](const ModeSummary& s) { return s.mode == t.mode; }) ||
+                  std::any_of(rows.begin() + 1, rows.end(),
+                              [&](const auto& row) { return row[0] == amp::to_string(t.mode); });
+    if (listed) continue;
+    std::vector<std::string> row(rows.front().size(), "-");
+    row[0] = std::string(amp::to_string(t.mode));
+    row[1] = t.status;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+TextRows fidelity_table(const RunReport& report) {
+  TextRows rows{{"mode", "val loss", "val loss delta", "fidelity", "grad cosine", "val acc", "loss scale",
+                 "skipped steps"}};
   for (const auto& s : report.summary) {
     // fp16's scale and skipped steps as they stood at the end of its last trial.
     const TrialRecord* last = nullptr;
@@ -43,13 +69,11 @@ TextRows summary_table(const RunReport& report) {
       if (t.mode == s.mode && !t.epochs.empty()) last = &t;
     }
     const auto& final_epoch = last->epochs.back();
-    rows.push_back(
-        {std::string(amp::to_string(s.mode)), std::to_string(s.trials),
-         or_dash(s.epoch_seconds.median, "%.3f s"), or_dash(s.samples_per_second.median, "%.1f"),
-         speedup_text(s), s.samples_per_second.cv ? format("%.1f%%", 100.0 * *s.samples_per_second.cv) : "-",
-         mebibytes(s.peak_bytes), or_dash(s.memory_ratio_vs_fp32, "%.2f"), format("%.4f", s.val_loss),
-         or_dash(s.val_loss_delta_vs_fp32, "%+.4f"), format("%.3f", s.val_accuracy),
-         or_dash(final_epoch.loss_scale, "%g"), or_dash(final_epoch.skipped_steps, "%.0f")});
+    rows.push_back({std::string(amp::to_string(s.mode)), format("%.4f", s.val_loss),
+                    or_dash(s.val_loss_delta_vs_fp32, "%+.4f"),
+                    s.fidelity_pass ? (*s.fidelity_pass ? "pass" : "FAIL") : "-",
+                    or_dash(s.grad_cosine_vs_fp32, "%.6f"), format("%.3f", s.val_accuracy),
+                    or_dash(final_epoch.loss_scale, "%g"), or_dash(final_epoch.skipped_steps, "%.0f")});
   }
   return rows;
 }
@@ -61,7 +85,10 @@ std::string summary_footnote(const RunReport& report) {
   text << "medians over trials and epoch" << (compared.size() > 1 ? "s " : " ") << compared.front();
   if (compared.size() > 1) text << "-" << compared.back();
   if (compared.front() > 1) text << " (epoch 1 left out)";
-  text << "; peak memory above the staged data, by " << report.trials.front().memory.probe;
+  text << "; memory above the staged data, by " << report.trials.front().memory.probe
+       << "; activations = peak - (weights + gradients + optimizer state)";
+  if (auto tolerance = report.config.find("precision"); tolerance != report.config.end())
+    text << "; fidelity: |val loss delta| <= " << tolerance->value("fidelity_tolerance", 0.0);
   return text.str();
 }
 

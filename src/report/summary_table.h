@@ -9,8 +9,12 @@
 namespace ampbench::report {
 
 // The per-mode summary as text cells, header first: what the console and Markdown renderers both show.
-// Undefined values are "-".
+// Undefined values are "-". Speed and memory first; a mode that finished no trial gets a row with its
+// status (skipped, diverged, ...) after those of report.summary.
 TextRows summary_table(const RunReport& report);
+// Accuracy against fp32: validation loss and its delta, the fidelity verdict, the first-batch gradient
+// cosine, and fp16's loss scale.
+TextRows fidelity_table(const RunReport& report);
 
 // Which column holds the speed-up (the console colours it).
 inline constexpr size_t kSpeedupColumn = 4;

@@ -22,6 +22,21 @@ std::vector<Warning> find_warnings(const RunReport& report) {
                    "ampbench was built as " + build + ": timings are not representative",
                    "rebuild with -DCMAKE_BUILD_TYPE=Release (scripts/ampbench does)"});
   }
+  for (const auto& [mode, caveat] : report.mode_caveats) {
+    out.push_back({"no_tensor_cores", mode, std::string(amp::to_string(mode)) + ": " + caveat,
+                   "compare on a GPU of compute capability 7.0 or newer to see what fp16 buys there"});
+  }
+  for (const auto& t : report.trials) {
+    if (const auto& trace = t.loss_scale_trace; trace && (trace->longest_backoff_run >= kScaleCollapseRun ||
+                                                          trace->min_scale < kScaleCollapseFloor)) {
+      out.push_back({"scale_collapse", t.mode,
+                     std::string(amp::to_string(t.mode)) + " trial " + std::to_string(t.trial) +
+                         format(": the loss scale backed off %.0f steps in a row and fell to %g",
+                                double(trace->longest_backoff_run), trace->min_scale),
+                     "gradients overflow fp16 again and again: look for NaN/inf sources (a log or division "
+                     "near 0, an unstable loss), lower the learning rate, or use bf16"});
+    }
+  }
   for (const auto& t : report.trials) {
     if (t.status == "ok") continue;
     const std::string where =
@@ -31,6 +46,9 @@ std::vector<Warning> find_warnings(const RunReport& report) {
       out.push_back({"diverged", t.mode, where + detail,
                      "lower the learning rate or clip gradients; for fp16, a lower init_scale; bf16 keeps "
                      "fp32's range"});
+    } else if (t.status == "skipped") {
+      out.push_back({"skipped", t.mode, where + "skipped: " + detail,
+                     "measure this mode on hardware that supports it (see the reason)"});
     } else if (t.status == "oom") {
       out.push_back(
           {"oom", t.mode, where + detail, "lower train.batch_size, or compare modes at a size that fits"});

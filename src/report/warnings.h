@@ -7,8 +7,9 @@
 namespace ampbench::report {
 
 // What a reader should be told about how far to trust the figures, each with advice: trials that
-// diverged, ran out of memory or were interrupted, outlying epoch times (MAD-based), a high coefficient
-// of variation, a debug build, too few repeats for a verdict.
+// diverged, ran out of memory or were interrupted, modes skipped or handicapped by the hardware, an
+// fp16 loss scale that collapsed, outlying epoch times (MAD-based), a high coefficient of variation, a
+// debug build, too few repeats for a verdict.
 // A pure function of the report.
 std::vector<Warning> find_warnings(const RunReport& report);
 
@@ -16,5 +17,10 @@ std::vector<Warning> find_warnings(const RunReport& report);
 inline constexpr double kHighCoefficientOfVariation = 0.05;
 // Fewer repeats than this give no uncertainty interval strong enough for a verdict.
 inline constexpr int64_t kRepeatsForAVerdict = 3;
+// fp16's scale is said to collapse when it backs off this many optimizer steps in a row (the first steps
+// of a run often back off a few times while the scale finds its level)...
+inline constexpr int64_t kScaleCollapseRun = 5;
+// ...or falls below this: gradients scaled down rather than up, which loss scaling never needs.
+inline constexpr double kScaleCollapseFloor = 1.0;
 
 }  // namespace ampbench::report

@@ -4,17 +4,39 @@
 
 #include <spdlog/spdlog.h>
 
+#include "amp/math_settings.h"
+#include "amp/mode_support.h"
 #include "data/synthetic_dataset.h"
+#include "measure/gpu_info.h"
 #include "measure/memory_probe.h"
 #include "models/registry.h"
 #include "report/gates.h"
 #include "report/summary.h"
 #include "report/warnings.h"
+#include "train/first_batch_gradient.h"
 #include "train/model_state.h"
 #include "train/stop_request.h"
 #include "train/trainer.h"
 
 namespace ampbench::train {
+namespace {
+
+std::optional<amp::ComputeCapability> compute_capability(const torch::Device& device) {
+  if (!device.is_cuda()) return std::nullopt;
+  auto gpu = measure::gpu_details(device.index());
+  if (!gpu) return std::nullopt;
+  return amp::ComputeCapability{gpu->capability_major, gpu->capability_minor};
+}
+
+// NHWC weights for convolutions, as torch's model.to(memory_format=torch.channels_last).
+void to_channels_last(torch::nn::Module& model) {
+  torch::NoGradGuard no_grad;
+  for (auto& parameter : model.parameters()) {
+    if (parameter.dim() == 4) parameter.set_data(parameter.contiguous(at::MemoryFormat::ChannelsLast));
+  }
+}
+
+}  // namespace
 
 Experiment::Experiment(config::ExperimentConfig config, const torch::Device& device,
                        std::optional<FaultInjection> fault)
@@ -33,15 +55,59 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
 
   torch::manual_seed(config_.seed);
   const auto initial = ModelState::capture(*entry.build(config_.model.options, input));
-  Trainer trainer(config_, dataset, device_, fault_);
+  auto fresh_model = [&] {
+    auto model = entry.build(config_.model.options, input);
+    initial.restore_into(*model);
+    model->to(device_);
+    if (config_.train.channels_last) to_channels_last(*model);
+    return model;
+  };
+  auto settings_for = [&](amp::PrecisionMode mode) {
+    return amp::settings_for(mode, device_.type(), config_.train.cudnn_benchmark);
+  };
 
+  // Before any training: which modes can run here, and how far each one's first gradient is from fp32's.
+  const auto capability = compute_capability(device_);
+  std::vector<amp::PrecisionMode> runnable;
+  std::map<amp::PrecisionMode, std::string> skipped;
+  for (auto mode : config_.precision.modes) {
+    auto support = amp::check_mode_support(mode, device_.type(), capability);
+    if (support.caveat) report.mode_caveats[mode] = *support.caveat;
+    if (support.skip_reason) {
+      skipped[mode] = *support.skip_reason;
+      spdlog::warn("{}: skipped: {}", amp::to_string(mode), *support.skip_reason);
+    } else {
+      runnable.push_back(mode);
+    }
+  }
+  auto gradient_in = [&](amp::PrecisionMode mode) {
+    amp::MathSettingsScope math(settings_for(mode));
+    return first_batch_gradient(mode, *fresh_model(), config_, dataset, device_);
+  };
+  if (auto reference = gradient_in(amp::PrecisionMode::fp32)) {
+    for (auto mode : runnable) {
+      if (mode == amp::PrecisionMode::fp32) continue;
+      if (auto gradient = gradient_in(mode))
+        report.grad_cosine_vs_fp32[mode] = gradient_cosine(*gradient, *reference);
+    }
+  }
+  const report::FidelityInputs fidelity{config_.precision.fidelity_tolerance, report.grad_cosine_vs_fp32};
+
+  Trainer trainer(config_, dataset, device_, fault_);
   for (int64_t round = 1; round <= config_.repeats; ++round) {
     for (auto mode : config_.precision.modes) {
-      spdlog::info("{} trial {}/{}: training {} for {} epoch(s) on {}", amp::to_string(mode), round,
-                   config_.repeats, config_.model.type, config_.train.epochs, device_.str());
       report::TrialRecord record;
       record.mode = mode;
       record.trial = round;
+      if (auto reason = skipped.find(mode); reason != skipped.end()) {
+        if (round > 1) continue;  // one record says it
+        record.status = "skipped";
+        record.detail = reason->second;
+        report.trials.push_back(std::move(record));
+        continue;
+      }
+      spdlog::info("{} trial {}/{}: training {} for {} epoch(s) on {}", amp::to_string(mode), round,
+                   config_.repeats, config_.model.type, config_.train.epochs, device_.str());
       if (progress) {
         progress->mode.store(static_cast<int>(mode));
         progress->trial.store(round);
@@ -50,12 +116,15 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
       }
       probe->begin();
       {
-        auto model = entry.build(config_.model.options, input);
-        initial.restore_into(*model);
-        model->to(device_);
+        amp::MathSettingsScope math(settings_for(mode));
+        const auto in_force = amp::current_math_settings();
+        record.tf32 = in_force.tf32_matmul && in_force.tf32_conv;
+        record.cudnn_benchmark = in_force.cudnn_benchmark;
+        record.channels_last = config_.train.channels_last;
+        auto model = fresh_model();
         record.initial_weights_checksum = checksum(state_tensors(*model));
         try {
-          trainer.run(mode, *model, record, progress);
+          trainer.run(mode, *model, record, probe.get(), progress);
         } catch (const c10::OutOfMemoryError& e) {
           // The model, its gradients and optimizer state go out of scope here, so the next mode starts
           // with the memory back in the allocator.
@@ -69,7 +138,7 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
       if (!record.master_weights_fp32)
         spdlog::warn("{}: parameters are no longer fp32 after training", amp::to_string(mode));
       report.trials.push_back(std::move(record));
-      report.summary = report::summarize(report.trials);
+      report.summary = report::summarize(report.trials, fidelity);
       report.warnings = report::find_warnings(report);
       if (StopRequest::requested())
         report.stopped_by = StopRequest::signal_number() == SIGTERM ? "SIGTERM" : "SIGINT";
@@ -77,6 +146,8 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
       if (report.stopped_by) return report;
     }
   }
+  report.summary = report::summarize(report.trials, fidelity);
+  report.warnings = report::find_warnings(report);
   report.gates = report::check_gates(config_.gates, report.summary);
   report.complete = true;
   return report;

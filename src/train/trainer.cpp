@@ -11,9 +11,11 @@
 #include "amp/grad_scaler.h"
 #include "data/batch_order.h"
 #include "measure/device.h"
+#include "measure/step_timer.h"
 #include "optim/grad_clipping.h"
 #include "optim/optimizer.h"
 #include "train/classification_loss.h"
+#include "train/loss_scale_recorder.h"
 #include "train/model_state.h"
 #include "train/stop_request.h"
 
@@ -58,7 +60,7 @@ Trainer::Trainer(const config::ExperimentConfig& config, const data::Dataset& da
     : config_(config), dataset_(dataset), device_(device), fault_(fault) {}
 
 void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::TrialRecord& record,
-                  Progress* progress) const {
+                  measure::MemoryProbe* probe, Progress* progress) const {
   const auto& train = config_.train;
   const int64_t steps = config_.steps_per_epoch();  // the last partial batch is dropped: equal shapes
   const auto dtype = amp::autocast_dtype(mode);
@@ -66,7 +68,13 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
 
   auto optimizer = make_optimizer(train.optimizer, model.parameters());
   std::optional<amp::GradScaler> scaler;
-  if (amp::needs_grad_scaler(mode)) scaler.emplace(config_.precision.grad_scaler, device_);
+  std::optional<LossScaleRecorder> scale_recorder;
+  if (amp::needs_grad_scaler(mode)) {
+    scaler.emplace(config_.precision.grad_scaler, device_);
+    scale_recorder.emplace(device_, steps, config_.precision.grad_scaler.init_scale);
+  }
+  const auto memory_format =
+      train.channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
 
   auto on_device = torch::TensorOptions().device(device_);
   auto loss_sum = torch::zeros({}, on_device.dtype(torch::kFloat32));
@@ -76,10 +84,8 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
   auto nonfinite = torch::zeros({steps}, on_device.dtype(torch::kBool));
   std::vector<torch::Tensor> orders;
   record.warmup_steps_excluded = train.warmup_steps;
-  // Per-step host times mean something only where ops are synchronous (see EpochRecord).
-  const bool time_steps = device_.is_cpu();
-  std::vector<std::chrono::steady_clock::time_point> step_ends;
-  step_ends.reserve(static_cast<size_t>(steps));
+  auto step_timer = measure::make_step_timer(device_, steps);
+  bool static_memory_marked = false;
 
   for (int64_t epoch = 1; epoch <= train.epochs; ++epoch) {
     auto order_cpu = data::epoch_order(config_.seed, epoch, dataset_.train_size());
@@ -98,7 +104,7 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
 
     auto train_step = [&](int64_t step) {
       auto index = order.narrow(0, step * train.batch_size, train.batch_size);
-      auto inputs = dataset_.train_inputs.index_select(0, index);
+      auto inputs = dataset_.train_inputs.index_select(0, index).contiguous(memory_format);
       auto labels = dataset_.train_labels.index_select(0, index);
       torch::Tensor loss;
       {
@@ -124,9 +130,15 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
         scaler->step(*optimizer);
         skipped.add_(scaler->found_inf());
         scaler->update();
+        scale_recorder->record(step, *scaler);
       } else {
         if (train.clip_grad_norm) optim::clip_grad_norm_(optimizer->grads(), *train.clip_grad_norm);
         optimizer->step();
+      }
+      if (probe && !static_memory_marked) {
+        // Weights, gradients and optimizer state all exist now; activations have been freed.
+        probe->mark_static();
+        static_memory_marked = true;
       }
       optimizer->zero_grad();
     };
@@ -137,14 +149,13 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
       train_step(step);
     }
     loss_sum.zero_();  // warm-up steps stay out of every figure, the training loss included
-    step_ends.clear();
     measure::synchronize(device_);
     auto start = std::chrono::steady_clock::now();
+    step_timer->start();
     for (int64_t step = first_timed_step; step < steps && !stopped; ++step) {
       if ((stopped = StopRequest::requested())) break;
       train_step(step);
-      // A clock read, not a sync: on the CPU the step's work is done when train_step returns.
-      if (time_steps) step_ends.push_back(std::chrono::steady_clock::now());
+      step_timer->step_done();  // a clock read or an event record: never a sync
     }
     measure::synchronize(device_);
     auto stop = std::chrono::steady_clock::now();
@@ -155,6 +166,10 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
       record.detail = "stopped by signal " + std::to_string(StopRequest::signal_number()) + " during epoch " +
                       std::to_string(epoch) + ", which is not reported";
       break;
+    }
+    if (scale_recorder) {
+      scale_recorder->read_epoch(epoch, steps);
+      record.loss_scale_trace = scale_recorder->trace();
     }
     auto bad_steps = nonfinite.nonzero();
     if (bad_steps.size(0) > 0) {
@@ -174,9 +189,7 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
     e.samples_per_second = e.seconds > 0 ? static_cast<double>(e.timed_samples) / e.seconds : 0.0;
     e.train_loss = loss_sum.item<double>() / static_cast<double>(e.timed_steps);
     if (progress) progress->last_train_loss.store(e.train_loss, std::memory_order_relaxed);
-    for (size_t i = 0; i < step_ends.size(); ++i) {
-      e.step_seconds.push_back(seconds_between(i == 0 ? start : step_ends[i - 1], step_ends[i]));
-    }
+    e.step_seconds = step_timer->read();
     if (scaler) {
       e.loss_scale = scaler->scale_value();
       e.skipped_steps = static_cast<int64_t>(skipped.item<double>());
@@ -196,6 +209,8 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
 
 Trainer::Evaluation Trainer::evaluate(amp::PrecisionMode mode, models::Network& model) const {
   torch::NoGradGuard no_grad;
+  const auto memory_format =
+      config_.train.channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
   model.eval();
   auto on_device = torch::TensorOptions().device(device_);
   auto loss_sum = torch::zeros({}, on_device.dtype(torch::kFloat64));
@@ -203,7 +218,7 @@ Trainer::Evaluation Trainer::evaluate(amp::PrecisionMode mode, models::Network& 
   const int64_t n = dataset_.val_size();
   for (int64_t begin = 0; begin < n; begin += config_.train.batch_size) {
     int64_t count = std::min(config_.train.batch_size, n - begin);
-    auto inputs = dataset_.val_inputs.narrow(0, begin, count);
+    auto inputs = dataset_.val_inputs.narrow(0, begin, count).contiguous(memory_format);
     auto labels = dataset_.val_labels.narrow(0, begin, count);
     torch::Tensor logits;
     {

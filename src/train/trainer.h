@@ -5,6 +5,7 @@
 #include "amp/precision_mode.h"
 #include "config/experiment_config.h"
 #include "data/dataset.h"
+#include "measure/memory_probe.h"
 #include "models/network.h"
 #include "report/report.h"
 #include "train/fault_injection.h"
@@ -28,11 +29,11 @@ class Trainer {
   Trainer(const config::ExperimentConfig& config, const data::Dataset& dataset, const torch::Device& device,
           std::optional<FaultInjection> fault = std::nullopt);
 
-  // Fills the record's epochs, master-weight check and data-order checksum; memory and the initial
-  // weights' checksum are the caller's.
-  // `progress`, when given, is updated as steps finish (see Progress).
+  // Fills the record's epochs, fp16 loss-scale trace, master-weight check and data-order checksum;
+  // memory and the initial weights' checksum are the caller's. `probe`, when given, is told when the
+  // first optimizer step is done (static memory). `progress`, when given, is updated as steps finish.
   void run(amp::PrecisionMode mode, models::Network& model, report::TrialRecord& record,
-           Progress* progress = nullptr) const;
+           measure::MemoryProbe* probe = nullptr, Progress* progress = nullptr) const;
 
  private:
   struct Evaluation {

@@ -1,0 +1,50 @@
+#include "train/first_batch_gradient.h"
+
+#include "amp/autocast_scope.h"
+#include "amp/grad_scaler.h"
+#include "data/batch_order.h"
+#include "optim/optimizer.h"
+#include "train/classification_loss.h"
+
+namespace ampbench::train {
+
+std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, models::Network& model,
+                                                  const config::ExperimentConfig& config,
+                                                  const data::Dataset& dataset, const torch::Device& device) {
+  const auto& train = config.train;
+  auto index =
+      data::epoch_order(config.seed, 1, dataset.train_size()).narrow(0, 0, train.batch_size).to(device);
+  auto inputs = dataset.train_inputs.index_select(0, index);
+  if (train.channels_last) inputs = inputs.contiguous(at::MemoryFormat::ChannelsLast);
+  auto labels = dataset.train_labels.index_select(0, index);
+
+  model.train();
+  optim::FusedSgd holder(model.parameters(), {});  // never stepped: it hands the gradients to unscale_
+  holder.zero_grad();
+  torch::Tensor loss;
+  {
+    amp::AutocastScope autocast(device.type(), amp::autocast_dtype(mode));
+    loss = classification_loss(model.forward(inputs), labels);
+  }
+  if (amp::needs_grad_scaler(mode)) {
+    amp::GradScaler scaler(config.precision.grad_scaler, device);
+    scaler.scale(loss).backward();
+    scaler.unscale_(holder);
+    if (scaler.found_inf().item<float>() != 0.0f) return std::nullopt;
+  } else {
+    loss.backward();
+  }
+  std::vector<torch::Tensor> flat;
+  for (const auto& grad : holder.grads()) flat.push_back(grad.detach().flatten().to(torch::kFloat32));
+  holder.zero_grad();
+  auto gradient = torch::cat(flat);
+  if (!gradient.isfinite().all().item<bool>()) return std::nullopt;
+  return gradient;
+}
+
+double gradient_cosine(const torch::Tensor& a, const torch::Tensor& b) {
+  auto x = a.to(torch::kFloat64), y = b.to(torch::kFloat64);
+  return (x.dot(y) / (x.norm() * y.norm())).item<double>();
+}
+
+}  // namespace ampbench::train

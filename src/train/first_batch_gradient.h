@@ -1,0 +1,25 @@
+#pragma once
+
+#include <optional>
+
+#include <torch/torch.h>
+
+#include "amp/precision_mode.h"
+#include "config/experiment_config.h"
+#include "data/dataset.h"
+#include "models/network.h"
+
+namespace ampbench::train {
+
+// The gradient of the first training batch's loss at the initial weights, computed as `mode` trains
+// (autocast forward + loss; for fp16, loss scaled by the initial scale and the gradients unscaled),
+// flattened into one fp32 vector. nullopt when a gradient is inf/NaN (fp16's first step would be
+// skipped). Untimed: it runs before the trials.
+std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, models::Network& model,
+                                                  const config::ExperimentConfig& config,
+                                                  const data::Dataset& dataset, const torch::Device& device);
+
+// cos(a, b), accumulated in double.
+double gradient_cosine(const torch::Tensor& a, const torch::Tensor& b);
+
+}  // namespace ampbench::train

@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+
+#include "amp/math_settings.h"
+#include "amp/mode_support.h"
+
+using ampbench::amp::check_mode_support;
+using ampbench::amp::ComputeCapability;
+using ampbench::amp::PrecisionMode;
+using c10::DeviceType;
+
+TEST(ModeSupport, TheCpuRunsEveryModeButTf32) {
+  for (auto mode : {PrecisionMode::fp32, PrecisionMode::fp16, PrecisionMode::bf16}) {
+    auto support = check_mode_support(mode, DeviceType::CPU, std::nullopt);
+    EXPECT_FALSE(support.skip_reason) << ampbench::amp::to_string(mode);
+    EXPECT_FALSE(support.caveat);
+  }
+  auto tf32 = check_mode_support(PrecisionMode::tf32, DeviceType::CPU, std::nullopt);
+  ASSERT_TRUE(tf32.skip_reason);
+  EXPECT_NE(tf32.skip_reason->find("TF32"), std::string::npos);
+}
+
+TEST(ModeSupport, Bf16AndTf32NeedAmpere) {
+  const ComputeCapability volta{7, 0}, turing{7, 5}, ampere{8, 0}, hopper{9, 0};
+  for (auto mode : {PrecisionMode::bf16, PrecisionMode::tf32}) {
+    for (auto old : {volta, turing}) {
+      auto support = check_mode_support(mode, DeviceType::CUDA, old);
+      ASSERT_TRUE(support.skip_reason);
+      EXPECT_NE(support.skip_reason->find("8.0"), std::string::npos);
+      EXPECT_NE(support.skip_reason->find(std::to_string(old.major) + "." + std::to_string(old.minor)),
+                std::string::npos);
+    }
+    EXPECT_FALSE(check_mode_support(mode, DeviceType::CUDA, ampere).skip_reason);
+    EXPECT_FALSE(check_mode_support(mode, DeviceType::CUDA, hopper).skip_reason);
+  }
+}
+
+TEST(ModeSupport, Fp16BelowVoltaRunsWithACaveat) {
+  auto pascal = check_mode_support(PrecisionMode::fp16, DeviceType::CUDA, ComputeCapability{6, 1});
+  EXPECT_FALSE(pascal.skip_reason);
+  ASSERT_TRUE(pascal.caveat);
+  EXPECT_NE(pascal.caveat->find("tensor cores"), std::string::npos);
+  EXPECT_FALSE(check_mode_support(PrecisionMode::fp16, DeviceType::CUDA, ComputeCapability{7, 0}).caveat);
+  EXPECT_FALSE(
+      check_mode_support(PrecisionMode::fp32, DeviceType::CUDA, ComputeCapability{6, 1}).skip_reason);
+}
+
+TEST(MathSettings, Fp32IsStrictAndTf32AndBf16AllowTf32OnCudaOnly) {
+  using ampbench::amp::settings_for;
+  EXPECT_FALSE(settings_for(PrecisionMode::fp32, DeviceType::CUDA, false).tf32_matmul);
+  EXPECT_FALSE(settings_for(PrecisionMode::fp16, DeviceType::CUDA, false).tf32_conv);
+  EXPECT_TRUE(settings_for(PrecisionMode::tf32, DeviceType::CUDA, false).tf32_matmul);
+  EXPECT_TRUE(settings_for(PrecisionMode::tf32, DeviceType::CUDA, false).tf32_conv);
+  EXPECT_TRUE(settings_for(PrecisionMode::bf16, DeviceType::CUDA, false).tf32_matmul);
+  EXPECT_FALSE(settings_for(PrecisionMode::bf16, DeviceType::CPU, false).tf32_matmul);
+  EXPECT_TRUE(settings_for(PrecisionMode::fp32, DeviceType::CPU, true).cudnn_benchmark);
+}
+
+TEST(MathSettings, AScopeAppliesItsSettingsAndRestoresThePreviousOnes) {
+  using ampbench::amp::current_math_settings;
+  using ampbench::amp::MathSettings;
+  using ampbench::amp::MathSettingsScope;
+  const auto before = current_math_settings();
+  const MathSettings wanted{!before.tf32_matmul, !before.tf32_conv, !before.cudnn_benchmark};
+  {
+    MathSettingsScope scope(wanted);
+    EXPECT_EQ(current_math_settings(), wanted);
+    {
+      MathSettingsScope strict(MathSettings{false, false, false});
+      EXPECT_EQ(current_math_settings(), (MathSettings{false, false, false}));
+    }
+    EXPECT_EQ(current_math_settings(), wanted);
+  }
+  EXPECT_EQ(current_math_settings(), before);
+}
