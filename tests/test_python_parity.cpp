@@ -1,0 +1,172 @@
+// ampbench's GradScaler and fp16 training loop against PyTorch-Python's own (torch.amp.GradScaler,
+// torch.autocast, fused SGD), run by the scripts in tests/parity/ with the project's Python torch.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <torch/serialize.h>
+#include <torch/torch.h>
+
+#include "amp/grad_scaler.h"
+#include "config/experiment_config.h"
+#include "data/batch_order.h"
+#include "data/synthetic_dataset.h"
+#include "models/registry.h"
+#include "optim/optimizer.h"
+#include "train/experiment.h"
+#include "train/model_state.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class PythonParity : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ampbench_parity_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs a script of tests/parity with the project's Python; its stderr goes to the failure message.
+  void python(const std::string& script, const std::string& arguments) {
+    auto log = dir_ / "python.log";
+    std::string command = std::string(AMPBENCH_TEST_PYTHON) + " " + AMPBENCH_SOURCE_DIR "/tests/parity/" +
+                          script + " " + arguments + " > " + log.string() + " 2>&1";
+    int status = std::system(command.c_str());
+    ASSERT_EQ(status, 0) << command << "\n" << read(log);
+  }
+
+  static std::string read(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  static c10::Dict<c10::IValue, c10::IValue> load(const fs::path& path) {
+    auto bytes = read(path);
+    return torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toGenericDict();
+  }
+
+  fs::path dir_;
+};
+
+// Equal bit for bit, NaN payloads included (torch::equal calls NaN unequal to itself).
+bool same_bits(const torch::Tensor& a, const torch::Tensor& b) {
+  return a.sizes() == b.sizes() &&
+         torch::equal(a.contiguous().view(torch::kInt32), b.contiguous().view(torch::kInt32));
+}
+
+}  // namespace
+
+TEST_F(PythonParity, GradScalerMatchesTorchAmpBitForBitOver1200Steps) {
+  auto file = dir_ / "grad_scaler.pt";
+  ASSERT_NO_FATAL_FAILURE(python("grad_scaler_sequence.py", file.string()));
+  auto d = load(file);
+  auto at = [&](const char* key) { return d.at(key).toTensor(); };
+  auto options = at("options");
+  auto value = [&](int i) { return options[i].item<double>(); };
+  std::vector<int64_t> numels(at("numels").data_ptr<int64_t>(), at("numels").data_ptr<int64_t>() + 3);
+
+  std::vector<torch::Tensor> params;
+  for (auto& part : at("initial_params").split_with_sizes(numels))
+    params.push_back(part.clone().requires_grad_());
+  ampbench::optim::FusedSgd optimizer(params, {value(4), value(5), value(6)});
+  ampbench::amp::GradScaler scaler({value(0), value(1), value(2), static_cast<int64_t>(value(3))},
+                                   torch::kCPU);
+
+  auto inputs = at("inputs"), unscaled = at("unscaled"), scales = at("scales"), skipped = at("skipped");
+  const int64_t steps = inputs.size(0);
+  ASSERT_GE(steps, 1000);
+  int64_t grad_mismatches = 0, scale_mismatches = 0, skip_mismatches = 0, skips = 0;
+  for (int64_t t = 0; t < steps; ++t) {
+    optimizer.zero_grad();
+    auto grads = inputs[t].split_with_sizes(numels);
+    torch::Tensor loss = (params[0] * grads[0]).sum();
+    for (size_t i = 1; i < params.size(); ++i) loss = loss + (params[i] * grads[i]).sum();
+    scaler.scale(loss).backward();
+    scaler.unscale_(optimizer);
+    grad_mismatches += !same_bits(torch::cat(optimizer.grads()), unscaled[t]);
+    const bool found_inf = scaler.found_inf().item<float>() != 0.0f;
+    skips += found_inf;
+    skip_mismatches += found_inf != skipped[t].item<bool>();
+    scaler.step(optimizer);
+    scaler.update();
+    scale_mismatches += scaler.scale_tensor().item<float>() != scales[t].item<float>();
+  }
+  EXPECT_EQ(grad_mismatches, 0);
+  EXPECT_EQ(scale_mismatches, 0);
+  EXPECT_EQ(skip_mismatches, 0);
+  EXPECT_GT(skips, 10);  // the sequence exercises both paths
+  EXPECT_LT(skips, steps - 10);
+  std::vector<torch::Tensor> finals;
+  for (const auto& p : params) finals.push_back(p.detach());
+  EXPECT_TRUE(same_bits(torch::cat(finals), at("final_params")));  // the skipped steps left no trace
+}
+
+TEST_F(PythonParity, Fp16TrainingHasPyTorchsLossScaleTrajectoryAndSkippedSteps) {
+  // A scale that starts too high for fp16 and grows every 4 clean steps: it backs off, climbs, overflows
+  // again, so the trajectory has many changes and skips to compare.
+  nlohmann::json doc = {
+      {"name", "parity"},
+      {"seed", 3},
+      {"model", {{"type", "mlp"}, {"options", {{"width", 32}, {"depth", 1}}}}},
+      {"data",
+       {{"synthetic", {{"train_samples", 256}, {"val_samples", 32}, {"shape", {16}}, {"classes", 4}}}}},
+      {"train",
+       {{"epochs", 4},
+        {"batch_size", 16},
+        {"optimizer", {{"type", "sgd"}, {"lr", 0.05}, {"momentum", 0.9}, {"weight_decay", 5e-4}}}}},
+      {"precision",
+       {{"modes", {"fp16"}}, {"grad_scaler", {{"init_scale", 131072.0}, {"growth_interval", 4}}}}},
+      {"device", "cpu"}};
+  auto config = ampbench::config::parse_experiment_config(doc);
+  auto report = ampbench::train::Experiment(config, torch::kCPU).run();
+  const auto& trial = report.trials.at(0);
+  ASSERT_EQ(trial.status, "ok");
+  ASSERT_TRUE(trial.loss_scale_trace);
+
+  // What the Experiment trained on, rebuilt from the seed and proven the same by its checksums.
+  auto dataset = ampbench::data::make_synthetic_dataset(config.data, torch::kCPU);
+  torch::manual_seed(config.seed);
+  auto model = ampbench::models::find_model("mlp")->build(config.model.options,
+                                                          {dataset.sample_shape, dataset.num_classes});
+  std::vector<torch::Tensor> orders;
+  for (int64_t epoch = 1; epoch <= config.train.epochs; ++epoch)
+    orders.push_back(ampbench::data::epoch_order(config.seed, epoch, dataset.train_size()));
+  ASSERT_EQ(ampbench::train::checksum(ampbench::train::state_tensors(*model)),
+            trial.initial_weights_checksum);
+  ASSERT_EQ(ampbench::train::checksum(orders), trial.data_order_checksum);
+
+  c10::Dict<std::string, torch::Tensor> saved;
+  auto parameters = model->parameters();
+  for (size_t i = 0; i < parameters.size(); ++i)
+    saved.insert("param" + std::to_string(i), parameters[i].detach());
+  saved.insert("train_inputs", dataset.train_inputs);
+  saved.insert("train_labels", dataset.train_labels);
+  saved.insert("orders", torch::stack(orders));
+  const auto& o = config.train.optimizer;
+  const auto& s = config.precision.grad_scaler;
+  saved.insert("hyper",
+               torch::tensor({o.lr, o.momentum, o.weight_decay, s.init_scale, s.growth_factor,
+                              s.backoff_factor, double(s.growth_interval), double(config.train.batch_size)},
+                             torch::kFloat64));
+  auto bytes = torch::pickle_save(saved);
+  std::ofstream(dir_ / "run.pt", std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_NO_FATAL_FAILURE(
+      python("fp16_training.py", (dir_ / "run.pt").string() + " " + (dir_ / "run.json").string()));
+
+  auto python_run = nlohmann::json::parse(read(dir_ / "run.json"));
+  const auto& trace = *trial.loss_scale_trace;
+  EXPECT_EQ(python_run["skipped_steps"].get<std::vector<int64_t>>(), trace.skipped_steps);
+  using Changes = std::vector<std::pair<int64_t, double>>;
+  EXPECT_EQ(python_run["changes"].get<Changes>(), trace.changes);
+  EXPECT_GE(trace.skipped_steps.size(), 3u);  // both paths exercised
+  EXPECT_GE(trace.changes.size(), trace.skipped_steps.size() + 3);
+}
