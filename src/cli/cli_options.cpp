@@ -36,9 +36,9 @@ void add_debug_options(CLI::App& app, CliOptions& options) {
 
 void add_options(CLI::App& app, CliOptions& options) {
   app.description(
-      "ampbench: trains one model in each precision mode (fp32, fp16 + GradScaler, bf16) from the same "
-      "initial\n"
-      "weights on the same data, and reports epoch time, peak memory and validation loss side by side.");
+      "ampbench: trains one model in each precision mode (fp32, tf32, fp16 + GradScaler, bf16) from the\n"
+      "same initial weights on the same data, and reports epoch time, peak memory and validation loss\n"
+      "side by side.");
   app.set_version_flag("--version", version_text());
   app.add_option("-c,--config", options.config_path, "experiment config (JSON)")->check(CLI::ExistingPath);
   app.add_option("--modes", options.modes, "precision modes to run, in order (default: the config's)")
