@@ -7,6 +7,11 @@
 #include "train/classification_loss.h"
 
 namespace ampbench::train {
+namespace {
+
+constexpr int kMaxBackoffs = 64;
+
+}  // namespace
 
 std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, models::Network& model,
                                                   const config::ExperimentConfig& config,
@@ -20,19 +25,26 @@ std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, model
 
   model.train();
   optim::FusedSgd holder(model.parameters(), {});  // never stepped: it hands the gradients to unscale_
-  holder.zero_grad();
-  torch::Tensor loss;
-  {
-    amp::AutocastScope autocast(device.type(), amp::autocast_dtype(mode));
-    loss = classification_loss(model.forward(inputs), labels);
-  }
-  if (amp::needs_grad_scaler(mode)) {
-    amp::GradScaler scaler(config.precision.grad_scaler, device);
+  auto scaler_options = config.precision.grad_scaler;
+  // fp16: as training would, back the scale off until the scaled gradients fit (a bounded number of
+  // times: a gradient that is inf at every scale has no fp16 value).
+  for (int attempt = 0;; ++attempt) {
+    holder.zero_grad();
+    torch::Tensor loss;
+    {
+      amp::AutocastScope autocast(device.type(), amp::autocast_dtype(mode));
+      loss = classification_loss(model.forward(inputs), labels);
+    }
+    if (!amp::needs_grad_scaler(mode)) {
+      loss.backward();
+      break;
+    }
+    amp::GradScaler scaler(scaler_options, device);
     scaler.scale(loss).backward();
     scaler.unscale_(holder);
-    if (scaler.found_inf().item<float>() != 0.0f) return std::nullopt;
-  } else {
-    loss.backward();
+    if (scaler.found_inf().item<float>() == 0.0f) break;
+    if (attempt == kMaxBackoffs) return std::nullopt;
+    scaler_options.init_scale *= scaler_options.backoff_factor;
   }
   std::vector<torch::Tensor> flat;
   for (const auto& grad : holder.grads()) flat.push_back(grad.detach().flatten().to(torch::kFloat32));

@@ -12,9 +12,9 @@
 namespace ampbench::train {
 
 // The gradient of the first training batch's loss at the initial weights, computed as `mode` trains
-// (autocast forward + loss; for fp16, loss scaled by the initial scale and the gradients unscaled),
-// flattened into one fp32 vector. nullopt when a gradient is inf/NaN (fp16's first step would be
-// skipped). Untimed: it runs before the trials.
+// (autocast forward + loss; for fp16, the loss scaled and the gradients unscaled by the GradScaler, its
+// scale backed off from the initial one until they are finite), flattened into one fp32 vector. nullopt
+// when a gradient stays inf/NaN. Untimed: it runs before the trials.
 std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, models::Network& model,
                                                   const config::ExperimentConfig& config,
                                                   const data::Dataset& dataset, const torch::Device& device);
