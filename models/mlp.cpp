@@ -29,12 +29,22 @@ ModelEntry mlp_entry() {
     options.finish();
     return resolved;
   };
-  entry.build = [](const nlohmann::json& options, const InputSpec& input) -> std::shared_ptr<Network> {
+  auto options_of = [](const nlohmann::json& options, const InputSpec& input) {
     int64_t features = std::accumulate(input.sample_shape.begin(), input.sample_shape.end(), int64_t{1},
                                        std::multiplies<>());
-    return std::make_shared<MlpImpl>(MlpOptions(features, input.num_classes)
-                                         .width(options.at("width").get<int64_t>())
-                                         .depth(options.at("depth").get<int64_t>()));
+    return MlpOptions(features, input.num_classes)
+        .width(options.at("width").get<int64_t>())
+        .depth(options.at("depth").get<int64_t>());
+  };
+  entry.build = [options_of](const nlohmann::json& options,
+                             const InputSpec& input) -> std::shared_ptr<Network> {
+    return std::make_shared<MlpImpl>(options_of(options, input));
+  };
+  entry.forward_macs = [options_of](const nlohmann::json& options, const InputSpec& input) {
+    auto o = options_of(options, input);
+    int64_t macs = 0, in = o.in_features();
+    for (int64_t i = 0; i < o.depth(); ++i, in = o.width()) macs += in * o.width();
+    return macs + in * o.num_classes();
   };
   return entry;
 }

@@ -10,10 +10,12 @@ namespace ampbench::models {
 // What the data gives a model to build itself for.
 struct InputSpec {
   std::vector<int64_t> sample_shape;  // one sample, without the batch dimension: [C, H, W] or [features]
-  int64_t num_classes = 0;
+  int64_t num_classes = 0;            // or the vocabulary size
+  bool tokens = false;                // int64 token ids [context] for a language model, rather than features
 };
 
-// A classifier: inputs [N, ...sample_shape] to logits [N, num_classes].
+// A classifier: inputs [N, ...sample_shape] to logits [N, num_classes]; or a language model: token ids
+// [N, context] to next-token logits [N, context, vocab].
 class Network : public torch::nn::Module {
  public:
   virtual torch::Tensor forward(const torch::Tensor& inputs) = 0;

@@ -1,5 +1,6 @@
 #include "models/registry.h"
 
+#include "models/gpt.h"
 #include "models/mlp.h"
 #include "models/resnet.h"
 
@@ -9,6 +10,7 @@ const std::vector<ModelEntry>& model_registry() {
   static const std::vector<ModelEntry> registry = [] {
     std::vector<ModelEntry> entries{mlp_entry()};
     for (auto& entry : resnet_entries()) entries.push_back(std::move(entry));
+    entries.push_back(gpt_entry());
     return entries;
   }();
   return registry;

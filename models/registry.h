@@ -23,6 +23,10 @@ struct ModelEntry {
       resolve_options;
   // Builds a freshly initialised model from resolved options (LibTorch's global RNG decides the weights).
   std::function<std::shared_ptr<Network>(const nlohmann::json& options, const InputSpec& input)> build;
+  // Multiply-adds of one sample's forward pass, counted analytically: every convolution, linear layer and
+  // attention matmul (what FLOPs and MFU are computed from: 2 FLOPs per multiply-add, training = 3x).
+  std::function<int64_t(const nlohmann::json& options, const InputSpec& input)> forward_macs;
+  bool language_model = false;  // takes token sequences (and predicts the next token), not features
 };
 
 const std::vector<ModelEntry>& model_registry();

@@ -128,6 +128,44 @@ torch::Tensor ResNetImpl::forward(const torch::Tensor& inputs) {
   return fc_->forward(x);
 }
 
+int64_t resnet_forward_macs(const ResNetOptions& o, int64_t height, int64_t width) {
+  // A k x k convolution with padding k/2: output side (side + 2*(k/2) - k) / stride + 1.
+  auto out_side = [](int64_t side, int64_t k, int64_t stride) {
+    return (side + 2 * (k / 2) - k) / stride + 1;
+  };
+  int64_t h = height, w = width, macs = 0;
+  auto conv_macs = [&](int64_t in, int64_t out, int64_t k, int64_t stride) {
+    h = out_side(h, k, stride), w = out_side(w, k, stride);
+    macs += in * out * k * k * h * w;
+  };
+  if (o.cifar_stem()) {
+    conv_macs(o.in_channels(), 64, 3, 1);
+  } else {
+    conv_macs(o.in_channels(), 64, 7, 2);
+    h = (h + 2 - 3) / 2 + 1, w = (w + 2 - 3) / 2 + 1;  // 3x3 max-pool, stride 2, padding 1
+  }
+  const int64_t expansion = o.bottleneck() ? BottleneckImpl::kExpansion : BasicBlockImpl::kExpansion;
+  int64_t in = 64;
+  const int64_t planes_of_stage[] = {64, 128, 256, 512};
+  for (int stage = 0; stage < 4; ++stage) {
+    const int64_t planes = planes_of_stage[stage];
+    for (int64_t block = 0; block < o.blocks()[stage]; ++block) {
+      const int64_t stride = block == 0 && stage > 0 ? 2 : 1;
+      if (o.bottleneck()) {
+        conv_macs(in, planes, 1, 1);
+        conv_macs(planes, planes, 3, stride);
+        conv_macs(planes, planes * expansion, 1, 1);
+      } else {
+        conv_macs(in, planes, 3, stride);
+        conv_macs(planes, planes, 3, 1);
+      }
+      if (stride != 1 || in != planes * expansion) macs += in * planes * expansion * h * w;  // 1x1 projection
+      in = planes * expansion;
+    }
+  }
+  return macs + in * o.num_classes();  // the classifier
+}
+
 std::vector<ModelEntry> resnet_entries() {
   struct Variant {
     const char* name;
@@ -160,10 +198,18 @@ std::vector<ModelEntry> resnet_entries() {
       }
       return nlohmann::json{{"stem", stem}};
     };
-    entry.build = [v](const nlohmann::json& options, const InputSpec& input) -> std::shared_ptr<Network> {
-      return std::make_shared<ResNetImpl>(ResNetOptions(v.blocks, v.bottleneck, input.num_classes)
-                                              .in_channels(input.sample_shape.at(0))
-                                              .cifar_stem(options.at("stem") == "cifar"));
+    auto options_of = [v](const nlohmann::json& options, const InputSpec& input) {
+      return ResNetOptions(v.blocks, v.bottleneck, input.num_classes)
+          .in_channels(input.sample_shape.at(0))
+          .cifar_stem(options.at("stem") == "cifar");
+    };
+    entry.build = [options_of](const nlohmann::json& options,
+                               const InputSpec& input) -> std::shared_ptr<Network> {
+      return std::make_shared<ResNetImpl>(options_of(options, input));
+    };
+    entry.forward_macs = [options_of](const nlohmann::json& options, const InputSpec& input) {
+      return resnet_forward_macs(options_of(options, input), input.sample_shape.at(1),
+                                 input.sample_shape.at(2));
     };
     entries.push_back(std::move(entry));
   }

@@ -41,6 +41,9 @@ class ResNetImpl : public Network {
 };
 
 // resnet18, resnet34, resnet50.
+// Multiply-adds of one forward pass on an image of height x width: every convolution and the classifier.
+int64_t resnet_forward_macs(const ResNetOptions& options, int64_t height, int64_t width);
+
 std::vector<ModelEntry> resnet_entries();
 
 }  // namespace ampbench::models

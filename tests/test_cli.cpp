@@ -142,7 +142,8 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
   EXPECT_EQ(
       csv.substr(0, csv.find('\n')),
       "mode,trial,epoch,status,seconds,timed_steps,timed_samples,samples_per_second,step_p50_s,step_p90_s,"
-      "step_p99_s,train_loss,val_loss,val_accuracy,peak_bytes,memory_probe,loss_scale,skipped_steps,"
+      "step_p99_s,train_loss,val_loss,val_accuracy,val_perplexity,peak_bytes,memory_probe,loss_scale,skipped_"
+      "steps,"
       "static_bytes,activation_peak_bytes,tf32,channels_last,detail");
   EXPECT_EQ(line_count(csv), 1u + 3 * 2 + 1);  // the skipped mode: one row, no epoch
   EXPECT_NE(csv.find("\nfp32,1,1,ok,"), std::string::npos);

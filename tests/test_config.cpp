@@ -80,7 +80,7 @@ TEST(Config, ErrorsNameTheJsonPathAndTheProblem) {
             "/precision/modes/1: unknown mode \"fp8\"; expected one of fp32,tf32,fp16,bf16");
   EXPECT_EQ(error_for("/train/channels_last", 1), "/train/channels_last: expected true or false, got 1");
   EXPECT_EQ(error_for("/train/channels_last", true),
-            "/train/channels_last: needs image inputs (/data/synthetic/shape of [C, H, W])");
+            "/train/channels_last: needs image inputs ([C, H, W] samples)");
   EXPECT_EQ(error_for("/train/cudnn_benchmark", "yes"),
             "/train/cudnn_benchmark: expected true or false, got \"yes\"");
   EXPECT_EQ(error_for("/precision/fidelity_tolerance", -1),
@@ -88,7 +88,7 @@ TEST(Config, ErrorsNameTheJsonPathAndTheProblem) {
   EXPECT_EQ(error_for("/precision/modes", json::array({"bf16", "bf16"})),
             "/precision/modes/1: mode \"bf16\" is listed twice");
   EXPECT_EQ(error_for("/model/type", "vgg"),
-            "/model/type: unknown model \"vgg\"; expected one of mlp, resnet18, resnet34, resnet50");
+            "/model/type: unknown model \"vgg\"; expected one of mlp, resnet18, resnet34, resnet50, gpt");
   EXPECT_EQ(error_for("/model/options/widht", 3),
             "/model/options/widht: unknown key (did you mean \"width\"?)");
   EXPECT_EQ(error_for("/train/optimizer/lr", -0.1),
@@ -103,7 +103,7 @@ TEST(Config, ErrorsNameTheJsonPathAndTheProblem) {
   EXPECT_EQ(error_for("/train", 5), "/train: expected an object, got 5");
   EXPECT_EQ(error_for("/name", json::value_t::discarded), "/name: missing; expected a string");
   EXPECT_EQ(error_for("/train/batch_size", 128),
-            "/train/batch_size: is larger than /data/synthetic/train_samples (64)");
+            "/train/batch_size: is larger than the training set (64 samples in /data/synthetic)");
   EXPECT_EQ(error_for("/train/warmup_steps", 8),
             "/train/warmup_steps: must be smaller than the steps in an epoch (8)");
   EXPECT_EQ(error_for("/train/epochs", 1e30),
@@ -152,4 +152,58 @@ TEST(Config, FuzzCorpusNeverCrashes) {
     ++count;
   }
   EXPECT_GT(count, 0);
+}
+
+TEST(Config, DataHoldsExactlyOneSourceThatFitsTheModel) {
+  auto error = [](json doc) {
+    try {
+      parse_experiment_config(doc);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto doc = valid();
+  doc["data"]["mnist"] = {{"dir", "data/mnist"}};
+  EXPECT_EQ(error(doc), "/data/mnist: a second data source; /data holds exactly one (synthetic is given)");
+  doc["data"] = {{"synthetc", json::object()}};
+  EXPECT_EQ(error(doc), "/data/synthetc: unknown key (did you mean \"synthetic\"?)");
+  doc["data"] = json::object();
+  EXPECT_EQ(error(doc),
+            "/data: expected exactly one data source: synthetic, synthetic_tokens, mnist, cifar10, tokens");
+  doc["data"] = {{"cifar10", json::object()}};
+  EXPECT_EQ(error(doc), "/data/cifar10/dir: missing; expected a string");
+  doc["data"] = {{"synthetic_tokens", {{"vocab", 50}, {"context", 8}}}};
+  EXPECT_EQ(error(doc),
+            "/model/type: mlp classifies images or vectors: token data needs a language model (gpt)");
+  doc["model"] = {{"type", "gpt"}, {"options", {{"n_layer", 1}, {"n_head", 2}, {"d_model", 8}}}};
+  auto config = parse_experiment_config(doc);
+  EXPECT_EQ(config.model.options["context"], 8);  // the data's context, written out
+  EXPECT_EQ(config.data.classes, 50);
+  doc["model"]["options"]["context"] = 4;
+  EXPECT_EQ(error(doc),
+            "/data/synthetic_tokens/context: sequences of 8 tokens are longer than the model's context (4)");
+  doc["model"]["options"]["context"] = 8;
+  doc["model"]["options"]["d_model"] = 9;
+  EXPECT_EQ(error(doc), "/model/options/d_model: must be a multiple of n_head (2)");
+  doc = valid();
+  doc["model"] = {{"type", "gpt"}};
+  EXPECT_EQ(error(doc),
+            "/model/type: gpt is a language model: it needs token data (synthetic_tokens or tokens)");
+}
+
+TEST(Config, PeakTflopsIsANumberForEveryModeOrOnePerMode) {
+  auto doc = valid();
+  doc["peak_tflops"] = 100;
+  EXPECT_EQ(parse_experiment_config(doc).peak_tflops.size(), 4u);
+  doc["peak_tflops"] = {{"bf16", 989}};
+  auto config = parse_experiment_config(doc);
+  ASSERT_EQ(config.peak_tflops.size(), 1u);
+  EXPECT_EQ(config.peak_tflops.at(ampbench::amp::PrecisionMode::bf16), 989);
+  EXPECT_EQ(
+      error_for("/peak_tflops", "fast"),
+      "/peak_tflops: expected a number (TFLOP/s for every mode) or per-mode numbers such as {\"bf16\": 989}");
+  EXPECT_EQ(error_for("/peak_tflops", json{{"fp8", 1}}),
+            "/peak_tflops/fp8: unknown mode \"fp8\"; expected one of fp32,tf32,fp16,bf16");
+  EXPECT_EQ(error_for("/peak_tflops", 0), "/peak_tflops: expected a number > 0 and <= 1e+09, got 0");
 }

@@ -46,7 +46,63 @@ TEST(Models, MlpHasTheConfiguredWidthAndDepth) {
 }
 
 TEST(Models, RegistryKnowsEveryReferenceModel) {
-  for (const char* name : {"mlp", "resnet18", "resnet34", "resnet50"})
+  for (const char* name : {"mlp", "resnet18", "resnet34", "resnet50", "gpt"})
     EXPECT_NE(find_model(name), nullptr) << name;
   EXPECT_EQ(find_model("resnet101"), nullptr);
+}
+
+TEST(Models, GptAtGpt2SmallSizeHasGpt2SmallsParameterCount) {
+  // 12 layers, 12 heads, 768 wide, vocab 50257, context 1024, LM head tied to the token embeddings.
+  nlohmann::json options{{"n_layer", 12}, {"n_head", 12}, {"d_model", 768}, {"context", 1024}};
+  auto model = find_model("gpt")->build(options, InputSpec{{1024}, 50257, true});
+  int64_t count = 0;
+  for (const auto& p : model->parameters()) count += p.numel();
+  EXPECT_EQ(count, 124'439'808);
+}
+
+TEST(Models, GptIsCausalAndPredictsEveryPosition) {
+  nlohmann::json options{{"n_layer", 2}, {"n_head", 2}, {"d_model", 16}, {"context", 8}};
+  torch::manual_seed(0);
+  auto model = find_model("gpt")->build(options, InputSpec{{8}, 11, true});
+  auto tokens = torch::randint(11, {2, 8}, torch::kInt64);
+  auto logits = model->forward(tokens);
+  EXPECT_EQ(logits.sizes(), (std::vector<int64_t>{2, 8, 11}));
+  // Changing the last token changes only the last position's prediction.
+  auto changed = tokens.clone();
+  changed.select(1, 7).fill_(10 - changed[0][7].item<int64_t>());
+  auto other = model->forward(changed);
+  EXPECT_TRUE(torch::allclose(logits.narrow(1, 0, 7), other.narrow(1, 0, 7)));
+  EXPECT_FALSE(torch::allclose(logits.narrow(1, 7, 1), other.narrow(1, 7, 1)));
+}
+
+TEST(Flops, ResNetForwardMultiplyAddsMatchTheKnownFigures) {
+  auto macs = [](const std::string& name, std::vector<int64_t> shape, int64_t classes) {
+    return double(find_model(name)->forward_macs({{"stem", "imagenet"}}, InputSpec{shape, classes}));
+  };
+  // The usual figures for torchvision's models at 224x224: ResNet-50 4.1 G and ResNet-18 1.8 G multiply-adds.
+  EXPECT_NEAR(macs("resnet50", {3, 224, 224}, 1000), 4.1e9, 0.02 * 4.1e9);
+  EXPECT_NEAR(macs("resnet18", {3, 224, 224}, 1000), 1.82e9, 0.02 * 1.82e9);
+  // Doubling the side quadruples the convolutions' work (the classifier's 2 M stay).
+  EXPECT_NEAR(macs("resnet50", {3, 448, 448}, 1000) / macs("resnet50", {3, 224, 224}, 1000), 4.0, 0.01);
+}
+
+TEST(Flops, GptCountIsEveryLinearLayerTheHeadAndTheAttentionMatmuls) {
+  const int64_t layers = 3, width = 32, vocab = 101, length = 16;
+  nlohmann::json options{{"n_layer", layers}, {"n_head", 4}, {"d_model", width}, {"context", length}};
+  const InputSpec input{{length}, vocab, true};
+  auto model = find_model("gpt")->build(options, input);
+  // Counted from the model as built: every Linear module's weights, once per token...
+  int64_t linear = 0;
+  for (const auto& module : model->modules(/*include_self=*/false)) {
+    if (auto* layer = module->as<torch::nn::Linear>()) linear += layer->weight.numel();
+  }
+  EXPECT_EQ(linear, layers * 12 * width * width);
+  // ...the tied head (d x vocab per token) and QK^T and AV (T x T x d each, per layer).
+  const int64_t expected = (linear + width * vocab) * length + layers * 2 * length * length * width;
+  EXPECT_EQ(find_model("gpt")->forward_macs(options, input), expected);
+}
+
+TEST(Flops, MlpCountIsItsLinearLayers) {
+  auto macs = find_model("mlp")->forward_macs({{"width", 64}, {"depth", 2}}, InputSpec{{3, 4, 4}, 10});
+  EXPECT_EQ(macs, 48 * 64 + 64 * 64 + 64 * 10);
 }

@@ -14,7 +14,7 @@
 #include "amp/grad_scaler.h"
 #include "config/experiment_config.h"
 #include "data/batch_order.h"
-#include "data/synthetic_dataset.h"
+#include "data/load_dataset.h"
 #include "models/registry.h"
 #include "optim/optimizer.h"
 #include "train/experiment.h"
@@ -132,7 +132,7 @@ TEST_F(PythonParity, Fp16TrainingHasPyTorchsLossScaleTrajectoryAndSkippedSteps) 
   ASSERT_TRUE(trial.loss_scale_trace);
 
   // What the Experiment trained on, rebuilt from the seed and proven the same by its checksums.
-  auto dataset = ampbench::data::make_synthetic_dataset(config.data, torch::kCPU);
+  auto dataset = ampbench::data::load_dataset(config.data, torch::kCPU);
   torch::manual_seed(config.seed);
   auto model = ampbench::models::find_model("mlp")->build(config.model.options,
                                                           {dataset.sample_shape, dataset.num_classes});

@@ -4,7 +4,7 @@
 #include <torch/torch.h>
 
 #include "config/experiment_config.h"
-#include "data/synthetic_dataset.h"
+#include "data/load_dataset.h"
 #include "models/registry.h"
 #include "train/experiment.h"
 #include "train/first_batch_gradient.h"
@@ -102,7 +102,7 @@ TEST(Trainer, StaticMemoryIsWeightsGradientsAndMomentumTheSameInEveryMode) {
 
 TEST(Trainer, TheFirstBatchGradientMatchesItselfInFp32AndIsCloseInBf16) {
   auto config = ampbench::config::parse_experiment_config(fp16_config(1, 1.0));
-  auto dataset = ampbench::data::make_synthetic_dataset(config.data, torch::kCPU);
+  auto dataset = ampbench::data::load_dataset(config.data, torch::kCPU);
   const auto& entry = *ampbench::models::find_model("mlp");
   torch::manual_seed(0);
   auto model = entry.build(config.model.options, {dataset.sample_shape, dataset.num_classes});

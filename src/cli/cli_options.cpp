@@ -1,5 +1,7 @@
 #include "cli/cli_options.h"
 
+#include <sstream>
+
 #include "amp/precision_mode.h"
 #include "measure/build_info.h"
 #include "measure/device.h"
@@ -34,6 +36,28 @@ void add_debug_options(CLI::App& app, CliOptions& options) {
 
 }  // namespace
 
+nlohmann::json peak_tflops_json(const std::string& text) {
+  auto number = [](const std::string& s) -> std::optional<double> {
+    try {
+      size_t used = 0;
+      double value = std::stod(s, &used);
+      if (used == s.size()) return value;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+  };
+  if (auto value = number(text)) return *value;
+  nlohmann::json per_mode = nlohmann::json::object();
+  std::stringstream items(text);
+  for (std::string item; std::getline(items, item, ',');) {
+    auto equals = item.find('=');
+    auto value = equals == std::string::npos ? std::nullopt : number(item.substr(equals + 1));
+    if (!value) return text;
+    per_mode[item.substr(0, equals)] = *value;
+  }
+  return per_mode;
+}
+
 void add_options(CLI::App& app, CliOptions& options) {
   app.description(
       "ampbench: trains one model in each precision mode (fp32, tf32, fp16 + GradScaler, bf16) from the\n"
@@ -65,6 +89,9 @@ void add_options(CLI::App& app, CliOptions& options) {
   app.add_option("--seed", options.seed,
                  "seed for initial weights and data order (default: the config's, else 0)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--peak-tflops", options.peak_tflops,
+                 "dense peak TFLOP/s for MFU: X for every mode, or MODE=X,... (default: the config's, else "
+                 "the built-in table of GPUs)");
   app.add_flag("-q,--quiet", options.quiet, "log only warnings and errors");
   app.add_flag("-v,--verbose", options.verbose, "log debug detail");
   app.add_flag("--dry-run", options.dry_run, "print the resolved config and exit");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 namespace ampbench::cli {
 
@@ -19,6 +20,7 @@ struct CliOptions {
   std::optional<std::string> device;
   std::optional<std::string> out_dir;
   std::optional<int64_t> seed;
+  std::optional<std::string> peak_tflops;  // "X" or "MODE=X,MODE=X"
   bool quiet = false;
   bool verbose = false;
   bool dry_run = false;
@@ -26,6 +28,10 @@ struct CliOptions {
   std::string export_json, export_csv, export_markdown;  // "-" is stdout
   std::string inject_fault;                              // testing only: KIND:MODE:STEP
 };
+
+// --peak-tflops as the config's peak_tflops: "989" -> 989, "bf16=989,fp32=66.9" -> {"bf16": 989, ...}.
+// Text that is neither is passed on as a string, for the config parser to reject with its path.
+nlohmann::json peak_tflops_json(const std::string& text);
 
 // `ampbench compare BASE NEW`.
 struct CompareOptions {

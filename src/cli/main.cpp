@@ -52,6 +52,8 @@ void apply_overrides(nlohmann::json& doc, const ampbench::cli::CliOptions& optio
   if (options.device) set_override(doc, {"device"}, *options.device);
   if (options.out_dir) set_override(doc, {"output", "dir"}, *options.out_dir);
   if (options.seed) set_override(doc, {"seed"}, *options.seed);
+  if (options.peak_tflops)
+    set_override(doc, {"peak_tflops"}, ampbench::cli::peak_tflops_json(*options.peak_tflops));
 }
 
 void configure_logging(bool quiet, bool verbose) {

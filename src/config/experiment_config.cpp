@@ -5,6 +5,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "config/json_reader.h"
@@ -14,21 +15,123 @@
 namespace ampbench::config {
 namespace {
 
-data::SyntheticDataOptions parse_data(ObjectReader data, uint64_t seed) {
-  ObjectReader synthetic = data.required_object("synthetic");
-  data.finish();
-  data::SyntheticDataOptions out;
-  out.train_samples = synthetic.integer("train_samples", out.train_samples, 1);
-  out.val_samples = synthetic.integer("val_samples", out.val_samples, 1);
-  out.shape = synthetic.integer_list("shape", out.shape, 1);
-  if (out.shape.size() > 4) {
-    throw ConfigError(synthetic.path_of("shape"),
-                      "expected 1 to 4 dimensions, got " + std::to_string(out.shape.size()));
+// Sample counts of a file source: limits, 0 (the default) meaning all the files hold.
+void parse_limits(ObjectReader& source, data::DataOptions& out) {
+  out.train_samples = source.integer("train_samples", 0, 0);
+  out.val_samples = source.integer("val_samples", 0, 0);
+}
+
+// "data" holds exactly one source.
+data::DataOptions parse_data(ObjectReader data, uint64_t seed) {
+  using data::DataSource;
+  const std::vector<std::pair<std::string, DataSource>> sources{
+      {"synthetic", DataSource::synthetic},
+      {"synthetic_tokens", DataSource::synthetic_tokens},
+      {"mnist", DataSource::mnist},
+      {"cifar10", DataSource::cifar10},
+      {"tokens", DataSource::tokens}};
+  std::string names;
+  std::optional<std::pair<std::string, DataSource>> chosen;
+  for (const auto& source : sources) {
+    names += (names.empty() ? "" : ", ") + source.first;
+    if (!data.has(source.first)) continue;
+    if (chosen) {
+      throw ConfigError(data.path_of(source.first),
+                        "a second data source; /data holds exactly one (" + chosen->first + " is given)");
+    }
+    chosen = source;
   }
-  out.classes = synthetic.integer("classes", out.classes, 2);
-  out.seed = static_cast<uint64_t>(synthetic.integer("seed", static_cast<int64_t>(seed), 0));
-  synthetic.finish();
+  if (!chosen) {
+    data.finish();  // names an unknown key, with a did-you-mean
+    throw ConfigError(data.path(), "expected exactly one data source: " + names);
+  }
+  ObjectReader source = data.required_object(chosen->first);
+  data.finish();
+  data::DataOptions out;
+  out.source = chosen->second;
+  switch (out.source) {
+    case DataSource::synthetic:
+      out.train_samples = source.integer("train_samples", out.train_samples, 1);
+      out.val_samples = source.integer("val_samples", out.val_samples, 1);
+      out.shape = source.integer_list("shape", out.shape, 1);
+      if (out.shape.size() > 4) {
+        throw ConfigError(source.path_of("shape"),
+                          "expected 1 to 4 dimensions, got " + std::to_string(out.shape.size()));
+      }
+      out.classes = source.integer("classes", out.classes, 2);
+      out.seed = static_cast<uint64_t>(source.integer("seed", static_cast<int64_t>(seed), 0));
+      break;
+    case DataSource::synthetic_tokens:
+      out.train_samples = source.integer("train_samples", 1024, 1);
+      out.val_samples = source.integer("val_samples", 256, 1);
+      out.shape = {source.integer("context", 64, 1, 1 << 20)};
+      out.classes = source.integer("vocab", 256, 2, 1 << 24);
+      out.branching = source.integer("branching", out.branching, 1, 1 << 20);
+      out.seed = static_cast<uint64_t>(source.integer("seed", static_cast<int64_t>(seed), 0));
+      break;
+    case DataSource::mnist:
+    case DataSource::cifar10:
+      out.dir = source.required_string("dir");
+      out.dir_pointer = source.path_of("dir");
+      parse_limits(source, out);
+      out.shape =
+          out.source == DataSource::mnist ? std::vector<int64_t>{1, 28, 28} : std::vector<int64_t>{3, 32, 32};
+      out.classes = 10;
+      break;
+    case DataSource::tokens:
+      out.dir = source.required_string("dir");
+      out.dir_pointer = source.path_of("dir");
+      parse_limits(source, out);
+      out.shape = {source.integer("context", 1024, 1, 1 << 20)};
+      out.classes = source.integer("vocab", 50257, 2, 65536);  // uint16 ids
+      break;
+  }
+  source.finish();
   return out;
+}
+
+// The JSON pointer of what fixes the model's input, for the models' error messages.
+std::string input_pointer(const data::DataOptions& d) {
+  switch (d.source) {
+    case data::DataSource::synthetic:
+      return "/data/synthetic/shape";
+    case data::DataSource::synthetic_tokens:
+      return "/data/synthetic_tokens/context";
+    case data::DataSource::tokens:
+      return "/data/tokens/context";
+    default:
+      return "/data/" + data::to_string(d.source);
+  }
+}
+
+nlohmann::json data_json(const data::DataOptions& d) {
+  nlohmann::json source;
+  switch (d.source) {
+    case data::DataSource::synthetic:
+      source = {{"train_samples", d.train_samples},
+                {"val_samples", d.val_samples},
+                {"shape", d.shape},
+                {"classes", d.classes},
+                {"seed", d.seed}};
+      break;
+    case data::DataSource::synthetic_tokens:
+      source = {{"train_samples", d.train_samples}, {"val_samples", d.val_samples},
+                {"context", d.shape.at(0)},         {"vocab", d.classes},
+                {"branching", d.branching},         {"seed", d.seed}};
+      break;
+    case data::DataSource::mnist:
+    case data::DataSource::cifar10:
+      source = {{"dir", d.dir.string()}, {"train_samples", d.train_samples}, {"val_samples", d.val_samples}};
+      break;
+    case data::DataSource::tokens:
+      source = {{"dir", d.dir.string()},
+                {"train_samples", d.train_samples},
+                {"val_samples", d.val_samples},
+                {"context", d.shape.at(0)},
+                {"vocab", d.classes}};
+      break;
+  }
+  return {{data::to_string(d.source), source}};
 }
 
 OptimizerConfig parse_optimizer(ObjectReader optimizer) {
@@ -132,6 +235,34 @@ report::Gates parse_gates(ObjectReader gates, const std::vector<amp::PrecisionMo
   return out;
 }
 
+// "peak_tflops": 989 (every mode) or {"bf16": 989, "fp32": 66.9}.
+std::map<amp::PrecisionMode, double> parse_peak_tflops(ObjectReader& root,
+                                                       const std::vector<amp::PrecisionMode>& modes) {
+  std::map<amp::PrecisionMode, double> out;
+  if (!root.has("peak_tflops")) return out;
+  if (root.is_number("peak_tflops")) {
+    const double peak = root.number("peak_tflops", 0.0, 0.0, 1e9, true);
+    for (auto mode : modes) out[mode] = peak;
+    return out;
+  }
+  if (!root.is_object("peak_tflops")) {
+    throw ConfigError(
+        root.path_of("peak_tflops"),
+        "expected a number (TFLOP/s for every mode) or per-mode numbers such as {\"bf16\": 989}");
+  }
+  ObjectReader per_mode = root.object("peak_tflops");
+  for (const auto& name : per_mode.keys()) {
+    auto mode = amp::parse_precision_mode(name);
+    if (!mode) {
+      throw ConfigError(per_mode.path_of(name),
+                        "unknown mode \"" + name + "\"; expected one of " + amp::precision_mode_names());
+    }
+    out[*mode] = per_mode.number(name, 0.0, 0.0, 1e9, true);
+  }
+  per_mode.finish();
+  return out;
+}
+
 nlohmann::json gates_json(const report::Gates& gates) {
   nlohmann::json out = nlohmann::json::object();
   auto write = [&](const char* key, const std::map<amp::PrecisionMode, double>& thresholds) {
@@ -141,6 +272,12 @@ nlohmann::json gates_json(const report::Gates& gates) {
   write("min_speedup", gates.min_speedup);
   write("max_val_loss_delta", gates.max_val_loss_delta);
   write("max_memory_ratio", gates.max_memory_ratio);
+  return out;
+}
+
+nlohmann::json peak_tflops_json(const std::map<amp::PrecisionMode, double>& peaks) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [mode, peak] : peaks) out[std::string(amp::to_string(mode))] = peak;
   return out;
 }
 
@@ -163,6 +300,7 @@ ExperimentConfig parse_experiment_config(const nlohmann::json& document) {
                       "expected auto, cpu, cuda or cuda:N, got \"" + config.device + "\"");
   }
   config.gates = parse_gates(root.object("gates"), config.precision.modes);
+  config.peak_tflops = parse_peak_tflops(root, config.precision.modes);
   ObjectReader output = root.object("output");
   config.output_dir = output.string("dir", config.output_dir);
   output.finish();
@@ -174,25 +312,38 @@ ExperimentConfig parse_experiment_config(const nlohmann::json& document) {
     throw ConfigError(model.path_of("type"), "unknown model \"" + config.model.type + "\"; expected one of " +
                                                  models::model_names());
   }
+  if (entry->language_model != config.data.is_language_model()) {
+    throw ConfigError(
+        model.path_of("type"),
+        entry->language_model
+            ? config.model.type + " is a language model: it needs token data (synthetic_tokens or tokens)"
+            : config.model.type + " classifies images or vectors: token data needs a language model (gpt)");
+  }
   ObjectReader options = model.object("options");
-  models::InputSpec input{config.data.shape, config.data.classes};
-  config.model.options = entry->resolve_options(options, input, "/data/synthetic/shape");
+  models::InputSpec input{config.data.shape, config.data.classes, config.data.is_language_model()};
+  config.model.options = entry->resolve_options(options, input, input_pointer(config.data));
   model.finish();
   root.finish();
 
   // Combinations that no single field shows.
-  if (config.train.batch_size > config.data.train_samples) {
-    throw ConfigError("/train/batch_size", "is larger than /data/synthetic/train_samples (" +
-                                               std::to_string(config.data.train_samples) + ")");
+  if (config.train.channels_last && (config.data.shape.size() != 3 || config.data.is_language_model())) {
+    throw ConfigError("/train/channels_last", "needs image inputs ([C, H, W] samples)");
   }
-  if (config.train.channels_last && config.data.shape.size() != 3) {
-    throw ConfigError("/train/channels_last", "needs image inputs (/data/synthetic/shape of [C, H, W])");
-  }
-  if (config.train.warmup_steps >= config.steps_per_epoch()) {
-    throw ConfigError("/train/warmup_steps", "must be smaller than the steps in an epoch (" +
-                                                 std::to_string(config.steps_per_epoch()) + ")");
-  }
+  if (config.data.sizes_known()) check_fits(config, config.data.train_samples);
   return config;
+}
+
+void check_fits(const ExperimentConfig& config, int64_t train_samples) {
+  if (config.train.batch_size > train_samples) {
+    throw ConfigError("/train/batch_size", "is larger than the training set (" +
+                                               std::to_string(train_samples) + " samples in /data/" +
+                                               data::to_string(config.data.source) + ")");
+  }
+  const int64_t steps = train_samples / config.train.batch_size;
+  if (config.train.warmup_steps >= steps) {
+    throw ConfigError("/train/warmup_steps",
+                      "must be smaller than the steps in an epoch (" + std::to_string(steps) + ")");
+  }
 }
 
 nlohmann::json read_config_file(const std::filesystem::path& path) {
@@ -247,13 +398,7 @@ nlohmann::json to_json(const ExperimentConfig& c) {
       {"seed", c.seed},
       {"repeats", c.repeats},
       {"model", {{"type", c.model.type}, {"options", c.model.options}}},
-      {"data",
-       {{"synthetic",
-         {{"train_samples", c.data.train_samples},
-          {"val_samples", c.data.val_samples},
-          {"shape", c.data.shape},
-          {"classes", c.data.classes},
-          {"seed", c.data.seed}}}}},
+      {"data", data_json(c.data)},
       {"train", train},
       {"precision",
        {{"modes", modes},
@@ -266,6 +411,7 @@ nlohmann::json to_json(const ExperimentConfig& c) {
       {"device", c.device},
       {"output", {{"dir", c.output_dir}}},
       {"gates", gates_json(c.gates)},
+      {"peak_tflops", peak_tflops_json(c.peak_tflops)},
   };
 }
 

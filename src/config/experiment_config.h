@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,7 +12,7 @@
 #include "amp/grad_scaler.h"
 #include "amp/precision_mode.h"
 #include "config/config_error.h"
-#include "data/synthetic_dataset.h"
+#include "data/data_options.h"
 #include "report/gates.h"
 
 namespace ampbench::config {
@@ -56,19 +57,22 @@ struct ExperimentConfig {
   uint64_t seed = 0;
   int64_t repeats = 1;  // trials per mode, interleaved across modes
   ModelConfig model;
-  data::SyntheticDataOptions data;
+  data::DataOptions data;
   TrainConfig train;
   PrecisionConfig precision;
   std::string device = "auto";
   std::string output_dir = "results";
   report::Gates gates;
-
-  int64_t steps_per_epoch() const { return data.train_samples / train.batch_size; }
+  // Dense peak TFLOP/s per mode for MFU, overriding the built-in table of GPUs (config or --peak-tflops).
+  std::map<amp::PrecisionMode, double> peak_tflops;
 };
 
 // Parses and validates a whole config: unknown keys, wrong types, out-of-range values, unknown modes or
 // models and combinations that cannot run all throw ConfigError naming the JSON pointer.
 ExperimentConfig parse_experiment_config(const nlohmann::json& document);
+// Throws ConfigError when the batch size or the warm-up steps do not fit `train_samples` (checked when
+// parsing where the data's size is known, and again once file data is read).
+void check_fits(const ExperimentConfig& config, int64_t train_samples);
 // Reads the file (ConfigError when it is missing, unreadable or not valid JSON), then parses it.
 nlohmann::json read_config_file(const std::filesystem::path& path);
 // The resolved config, with every default written out: what --dry-run prints and reports record.

@@ -125,6 +125,10 @@ double ObjectReader::number(const std::string& key, double fallback, double min,
   return x;
 }
 
+bool ObjectReader::is_number(const std::string& key) const { return has(key) && value_.at(key).is_number(); }
+
+bool ObjectReader::is_object(const std::string& key) const { return has(key) && value_.at(key).is_object(); }
+
 bool ObjectReader::boolean(const std::string& key, bool fallback) {
   if (!has(key)) return fallback;
   const auto& v = at(key);

@@ -21,6 +21,8 @@ class ObjectReader {
   const std::string& path() const { return path_; }
   std::string path_of(const std::string& key) const;
   bool has(const std::string& key) const;
+  bool is_number(const std::string& key) const;  // present and a number
+  bool is_object(const std::string& key) const;  // present and an object
   // The keys present, in document order; for objects whose keys are data (such as mode names).
   std::vector<std::string> keys() const;
 

@@ -14,7 +14,7 @@ int64_t latent_factors(int64_t features) { return std::clamp<int64_t>(features /
 
 }  // namespace
 
-Dataset make_synthetic_dataset(const SyntheticDataOptions& options, const torch::Device& device) {
+Dataset make_synthetic_dataset(const DataOptions& options) {
   torch::NoGradGuard no_grad;
   auto generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
   int64_t features = 1;
@@ -37,12 +37,40 @@ Dataset make_synthetic_dataset(const SyntheticDataOptions& options, const torch:
   auto [val_inputs, val_labels] = make_split(options.val_samples);
 
   Dataset dataset;
-  dataset.train_inputs = train_inputs.to(device);
-  dataset.train_labels = train_labels.to(device);
-  dataset.val_inputs = val_inputs.to(device);
-  dataset.val_labels = val_labels.to(device);
+  dataset.train_inputs = train_inputs;
+  dataset.train_labels = train_labels;
+  dataset.val_inputs = val_inputs;
+  dataset.val_labels = val_labels;
   dataset.sample_shape = options.shape;
   dataset.num_classes = options.classes;
+  return dataset;
+}
+
+Dataset make_synthetic_tokens(const DataOptions& options) {
+  torch::NoGradGuard no_grad;
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
+  const int64_t vocab = options.classes, context = options.shape.at(0);
+  const int64_t branching = std::min(options.branching, vocab);
+  // The chain first, in a fixed order: it depends on the seed only.
+  auto successors = torch::randint(vocab, {vocab, branching}, generator, torch::kInt64);
+  auto weights = torch::rand({vocab, branching}, generator, torch::kFloat32) + 0.1;
+
+  auto make_split = [&](int64_t n) {
+    auto sequences = torch::empty({n, context + 1}, torch::kInt64);
+    auto current = torch::randint(vocab, {n}, generator, torch::kInt64);
+    sequences.select(1, 0).copy_(current);
+    for (int64_t t = 1; t <= context; ++t) {
+      auto choice = torch::multinomial(weights.index_select(0, current), 1, /*replacement=*/true, generator);
+      current = successors.index_select(0, current).gather(1, choice).squeeze(1);
+      sequences.select(1, t).copy_(current);
+    }
+    return std::make_pair(sequences.narrow(1, 0, context).clone(), sequences.narrow(1, 1, context).clone());
+  };
+  Dataset dataset;
+  std::tie(dataset.train_inputs, dataset.train_labels) = make_split(options.train_samples);
+  std::tie(dataset.val_inputs, dataset.val_labels) = make_split(options.val_samples);
+  dataset.sample_shape = {context};
+  dataset.num_classes = vocab;
   return dataset;
 }
 

@@ -52,11 +52,12 @@ std::string to_csv(const RunReport& report) {
           << number(e.seconds) << ',' << e.timed_steps << ',' << e.timed_samples << ','
           << number(e.samples_per_second) << ',' << percentile(0.5) << ',' << percentile(0.9) << ','
           << percentile(0.99) << ',' << number(e.train_loss) << ',' << number(e.val_loss) << ','
-          << number(e.val_accuracy) << ',' << t.memory.peak_bytes << ',' << t.memory.probe << ','
-          << optional_cell(e.loss_scale) << ',' << optional_cell(e.skipped_steps) << trial_tail(t) << "\n";
+          << number(e.val_accuracy) << ',' << optional_cell(e.val_perplexity) << ',' << t.memory.peak_bytes
+          << ',' << t.memory.probe << ',' << optional_cell(e.loss_scale) << ','
+          << optional_cell(e.skipped_steps) << trial_tail(t) << "\n";
     }
     if (t.epochs.empty()) {
-      out << amp::to_string(t.mode) << ',' << t.trial << ",," << t.status << std::string(11, ',')
+      out << amp::to_string(t.mode) << ',' << t.trial << ",," << t.status << std::string(12, ',')
           << (t.status == "skipped" ? "" : std::to_string(t.memory.peak_bytes)) << ',' << t.memory.probe
           << ",," << trial_tail(t) << "\n";
     }

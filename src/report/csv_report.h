@@ -13,7 +13,8 @@ std::string to_csv(const RunReport& report);
 
 inline constexpr const char* kCsvColumns =
     "mode,trial,epoch,status,seconds,timed_steps,timed_samples,samples_per_second,step_p50_s,step_p90_s,"
-    "step_p99_s,train_loss,val_loss,val_accuracy,peak_bytes,memory_probe,loss_scale,skipped_steps,static_"
+    "step_p99_s,train_loss,val_loss,val_accuracy,val_perplexity,peak_bytes,memory_probe,loss_scale,skipped_"
+    "steps,static_"
     "bytes,"
     "activation_peak_bytes,tf32,channels_last,detail";
 

@@ -28,7 +28,8 @@ struct EpochRecord {
   double samples_per_second = 0;
   double train_loss = 0;  // mean over the epoch's timed steps (warm-up steps excluded)
   double val_loss = 0;
-  double val_accuracy = 0;
+  double val_accuracy = 0;               // next-token accuracy for a language model
+  std::optional<double> val_perplexity;  // language models: exp(val_loss)
   std::optional<double> loss_scale;      // fp16: the GradScaler's scale at the end of the epoch
   std::optional<int64_t> skipped_steps;  // fp16: optimizer steps skipped for inf/NaN gradients, so far
   // Duration of each timed step: host clock on the CPU (whose ops are synchronous), device events on a
@@ -82,6 +83,10 @@ struct ModeSummary {
   std::optional<int64_t> activation_bytes;            // peak - static: activations and temporaries
   double val_loss = 0;                                // median over trials of the final epoch's
   double val_accuracy = 0;                            // likewise
+  std::optional<double> val_perplexity;               // language models: likewise
+  std::optional<double> achieved_tflops;              // training FLOPs per sample x median trial samples/s
+  std::optional<double> peak_tflops;                  // the device's dense peak for this mode, when known
+  std::optional<double> mfu;                          // achieved / peak
   std::optional<double> speedup_vs_fp32;              // median trial throughput / fp32's
   std::optional<measure::Interval> speedup_interval;  // 95 % bootstrap over trials (>= 2 per mode; not fp32)
   std::optional<double> memory_ratio_vs_fp32;
@@ -119,6 +124,7 @@ struct RunReport {
   std::vector<TrialRecord> trials;  // in the order they ran (modes interleaved); skipped modes once
   std::map<amp::PrecisionMode, std::string> mode_caveats;    // runs, but the reader should know (per mode)
   std::map<amp::PrecisionMode, double> grad_cosine_vs_fp32;  // modes whose first gradient was finite
+  std::optional<double> train_flops_per_sample;  // analytical: 3 x 2 x the forward pass's multiply-adds
   std::vector<ModeSummary> summary;
   std::vector<Warning> warnings;
   std::vector<GateResult> gates;  // filled once every trial finished

@@ -32,7 +32,7 @@ ModeSummary summarize_mode(const ModeTrials& m) {
   ModeSummary s;
   s.mode = m.mode;
   s.trials = static_cast<int64_t>(m.trials.size());
-  std::vector<double> rates, seconds, steps, val_losses, val_accuracies;
+  std::vector<double> rates, seconds, steps, val_losses, val_accuracies, perplexities;
   for (const auto* trial : m.trials) {
     auto epochs = compared_epochs(*trial);
     if (s.epochs_compared.empty()) {
@@ -50,6 +50,7 @@ ModeSummary summarize_mode(const ModeTrials& m) {
     }
     val_losses.push_back(trial->epochs.back().val_loss);
     val_accuracies.push_back(trial->epochs.back().val_accuracy);
+    if (trial->epochs.back().val_perplexity) perplexities.push_back(*trial->epochs.back().val_perplexity);
   }
   s.samples_per_second = measure::summarize_samples(rates);
   s.epoch_seconds = measure::summarize_samples(seconds);
@@ -59,12 +60,13 @@ ModeSummary summarize_mode(const ModeTrials& m) {
   }
   s.val_loss = *measure::median(val_losses);
   s.val_accuracy = *measure::median(val_accuracies);
+  if (!perplexities.empty()) s.val_perplexity = *measure::median(perplexities);
   return s;
 }
 
 }  // namespace
 
-std::vector<ModeSummary> summarize(const std::vector<TrialRecord>& trials, const FidelityInputs& fidelity) {
+std::vector<ModeSummary> summarize(const std::vector<TrialRecord>& trials, const SummaryInputs& inputs) {
   std::vector<ModeTrials> modes;
   for (const auto& trial : trials) {
     if (trial.status != "ok" || trial.epochs.empty()) continue;  // only finished trials are compared
@@ -92,10 +94,17 @@ std::vector<ModeSummary> summarize(const std::vector<TrialRecord>& trials, const
         s.activation_ratio_vs_fp32 = double(*s.activation_bytes) / double(*base.activation_bytes);
       s.val_loss_delta_vs_fp32 = s.val_loss - base.val_loss;
       if (m.mode != baseline->mode)
-        s.fidelity_pass = std::abs(*s.val_loss_delta_vs_fp32) <= fidelity.tolerance;
+        s.fidelity_pass = std::abs(*s.val_loss_delta_vs_fp32) <= inputs.fidelity_tolerance;
     }
-    if (auto cosine = fidelity.grad_cosine_vs_fp32.find(m.mode); cosine != fidelity.grad_cosine_vs_fp32.end())
+    if (auto cosine = inputs.grad_cosine_vs_fp32.find(m.mode); cosine != inputs.grad_cosine_vs_fp32.end())
       s.grad_cosine_vs_fp32 = cosine->second;
+    if (inputs.train_flops_per_sample) {
+      s.achieved_tflops = *inputs.train_flops_per_sample * *measure::median(m.throughputs) / 1e12;
+      if (auto peak = inputs.peak_tflops.find(m.mode); peak != inputs.peak_tflops.end()) {
+        s.peak_tflops = peak->second;
+        s.mfu = *s.achieved_tflops / peak->second;
+      }
+    }
     out.push_back(std::move(s));
   }
   return out;

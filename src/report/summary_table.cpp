@@ -34,13 +34,14 @@ std::string speedup_text(const ModeSummary& s) {
 }  // namespace
 
 TextRows summary_table(const RunReport& report) {
-  TextRows rows{{"mode", "trials", "epoch time", "samples/s", "speed-up [95% CI]", "cv", "peak memory",
-                 "memory ratio", "activations", "activation ratio"}};
+  TextRows rows{{"mode", "trials", "epoch time", "samples/s", "speed-up [95% CI]", "cv", "TFLOP/s", "MFU",
+                 "peak memory", "memory ratio", "activations", "activation ratio"}};
   for (const auto& s : report.summary) {
     rows.push_back({std::string(amp::to_string(s.mode)), std::to_string(s.trials),
                     or_dash(s.epoch_seconds.median, "%.3f s"), or_dash(s.samples_per_second.median, "%.1f"),
                     speedup_text(s),
                     s.samples_per_second.cv ? format("%.1f%%", 100.0 * *s.samples_per_second.cv) : "-",
+                    or_dash(s.achieved_tflops, "%.3g"), s.mfu ? format("%.1f%%", 100.0 * *s.mfu) : "-",
                     mebibytes(s.peak_bytes), or_dash(s.memory_ratio_vs_fp32, "%.2f"),
                     s.activation_bytes ? mebibytes(*s.activation_bytes) : "-",
                     or_dash(s.activation_ratio_vs_fp32, "%.2f")});
@@ -60,8 +61,8 @@ TextRows summary_table(const RunReport& report) {
 }
 
 TextRows fidelity_table(const RunReport& report) {
-  TextRows rows{{"mode", "val loss", "val loss delta", "fidelity", "grad cosine", "val acc", "loss scale",
-                 "skipped steps"}};
+  TextRows rows{{"mode", "val loss", "val loss delta", "fidelity", "grad cosine", "val acc", "perplexity",
+                 "loss scale", "skipped steps"}};
   for (const auto& s : report.summary) {
     // fp16's scale and skipped steps as they stood at the end of its last trial.
     const TrialRecord* last = nullptr;
@@ -73,7 +74,8 @@ TextRows fidelity_table(const RunReport& report) {
                     or_dash(s.val_loss_delta_vs_fp32, "%+.4f"),
                     s.fidelity_pass ? (*s.fidelity_pass ? "pass" : "FAIL") : "-",
                     or_dash(s.grad_cosine_vs_fp32, "%.6f"), format("%.3f", s.val_accuracy),
-                    or_dash(final_epoch.loss_scale, "%g"), or_dash(final_epoch.skipped_steps, "%.0f")});
+                    or_dash(s.val_perplexity, "%.2f"), or_dash(final_epoch.loss_scale, "%g"),
+                    or_dash(final_epoch.skipped_steps, "%.0f")});
   }
   return rows;
 }
@@ -87,6 +89,10 @@ std::string summary_footnote(const RunReport& report) {
   if (compared.front() > 1) text << " (epoch 1 left out)";
   text << "; memory above the staged data, by " << report.trials.front().memory.probe
        << "; activations = peak - (weights + gradients + optimizer state)";
+  if (report.train_flops_per_sample) {
+    text << "; TFLOP/s from " << format("%.4g", *report.train_flops_per_sample / 1e9)
+         << " GFLOP per training sample (analytical)";
+  }
   if (auto tolerance = report.config.find("precision"); tolerance != report.config.end())
     text << "; fidelity: |val loss delta| <= " << tolerance->value("fidelity_tolerance", 0.0);
   return text.str();

@@ -6,9 +6,10 @@
 
 #include "amp/math_settings.h"
 #include "amp/mode_support.h"
-#include "data/synthetic_dataset.h"
+#include "data/load_dataset.h"
 #include "measure/gpu_info.h"
 #include "measure/memory_probe.h"
+#include "measure/peak_flops.h"
 #include "models/registry.h"
 #include "report/gates.h"
 #include "report/summary.h"
@@ -49,9 +50,10 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
 
   // The probe first: on the CPU it installs the counting allocator, which must see every tensor.
   auto probe = measure::make_memory_probe(device_);
-  auto dataset = data::make_synthetic_dataset(config_.data, device_);
+  auto dataset = data::load_dataset(config_.data, device_);
+  config::check_fits(config_, dataset.train_size());
   const auto& entry = *models::find_model(config_.model.type);
-  models::InputSpec input{dataset.sample_shape, dataset.num_classes};
+  models::InputSpec input{dataset.sample_shape, dataset.num_classes, config_.data.is_language_model()};
 
   torch::manual_seed(config_.seed);
   const auto initial = ModelState::capture(*entry.build(config_.model.options, input));
@@ -91,7 +93,21 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
         report.grad_cosine_vs_fp32[mode] = gradient_cosine(*gradient, *reference);
     }
   }
-  const report::FidelityInputs fidelity{config_.precision.fidelity_tolerance, report.grad_cosine_vs_fp32};
+  report::SummaryInputs inputs{config_.precision.fidelity_tolerance, report.grad_cosine_vs_fp32, {}, {}};
+  if (entry.forward_macs) {
+    // 2 FLOPs per multiply-add; training is forward + backward, about 3x the forward pass.
+    report.train_flops_per_sample = 6.0 * double(entry.forward_macs(config_.model.options, input));
+    inputs.train_flops_per_sample = report.train_flops_per_sample;
+  }
+  for (auto mode : config_.precision.modes) {
+    std::optional<double> peak;
+    if (auto given = config_.peak_tflops.find(mode); given != config_.peak_tflops.end()) {
+      peak = given->second;
+    } else if (device_.is_cuda()) {
+      peak = measure::dense_peak_tflops(report.environment.device_name, mode);
+    }
+    if (peak) inputs.peak_tflops[mode] = *peak;
+  }
 
   Trainer trainer(config_, dataset, device_, fault_);
   for (int64_t round = 1; round <= config_.repeats; ++round) {
@@ -138,7 +154,7 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
       if (!record.master_weights_fp32)
         spdlog::warn("{}: parameters are no longer fp32 after training", amp::to_string(mode));
       report.trials.push_back(std::move(record));
-      report.summary = report::summarize(report.trials, fidelity);
+      report.summary = report::summarize(report.trials, inputs);
       report.warnings = report::find_warnings(report);
       if (StopRequest::requested())
         report.stopped_by = StopRequest::signal_number() == SIGTERM ? "SIGTERM" : "SIGINT";
@@ -146,7 +162,7 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
       if (report.stopped_by) return report;
     }
   }
-  report.summary = report::summarize(report.trials, fidelity);
+  report.summary = report::summarize(report.trials, inputs);
   report.warnings = report::find_warnings(report);
   report.gates = report::check_gates(config_.gates, report.summary);
   report.complete = true;

@@ -1,6 +1,7 @@
 #include "train/trainer.h"
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <limits>
 #include <memory>
@@ -62,7 +63,8 @@ Trainer::Trainer(const config::ExperimentConfig& config, const data::Dataset& da
 void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::TrialRecord& record,
                   measure::MemoryProbe* probe, Progress* progress) const {
   const auto& train = config_.train;
-  const int64_t steps = config_.steps_per_epoch();  // the last partial batch is dropped: equal shapes
+  const int64_t steps =
+      dataset_.train_size() / train.batch_size;  // the last partial batch is dropped: equal shapes
   const auto dtype = amp::autocast_dtype(mode);
   const auto device_type = device_.type();
 
@@ -197,6 +199,7 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
     auto evaluation = evaluate(mode, model);
     e.val_loss = evaluation.loss;
     e.val_accuracy = evaluation.accuracy;
+    if (config_.data.is_language_model()) e.val_perplexity = std::exp(e.val_loss);
     record.epochs.push_back(e);
     spdlog::info(
         "{} epoch {}/{}: {:.3f} s, {:.1f} samples/s, train loss {:.4f}, val loss {:.4f}, val acc {:.3f}",
@@ -216,6 +219,7 @@ Trainer::Evaluation Trainer::evaluate(amp::PrecisionMode mode, models::Network& 
   auto loss_sum = torch::zeros({}, on_device.dtype(torch::kFloat64));
   auto correct = torch::zeros({}, on_device.dtype(torch::kInt64));
   const int64_t n = dataset_.val_size();
+  const int64_t predictions = dataset_.val_labels.numel();  // samples, or tokens for a language model
   for (int64_t begin = 0; begin < n; begin += config_.train.batch_size) {
     int64_t count = std::min(config_.train.batch_size, n - begin);
     auto inputs = dataset_.val_inputs.narrow(0, begin, count).contiguous(memory_format);
@@ -226,11 +230,11 @@ Trainer::Evaluation Trainer::evaluate(amp::PrecisionMode mode, models::Network& 
       logits = model.forward(inputs);
       loss_sum.add_(classification_loss(logits, labels, /*sum=*/true));
     }
-    correct.add_(logits.argmax(1).eq(labels).sum());
+    correct.add_(logits.argmax(-1).eq(labels).sum());
   }
   model.train();
-  return {loss_sum.item<double>() / static_cast<double>(n),
-          static_cast<double>(correct.item<int64_t>()) / static_cast<double>(n)};
+  return {loss_sum.item<double>() / static_cast<double>(predictions),
+          static_cast<double>(correct.item<int64_t>()) / static_cast<double>(predictions)};
 }
 
 }  // namespace ampbench::train

@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstdint>
+
+#include "models/network.h"
+#include "models/registry.h"
+
+namespace ampbench::models {
+
+struct GptOptions {
+  GptOptions(int64_t vocab, int64_t context) : vocab_(vocab), context_(context) {}
+  TORCH_ARG(int64_t, vocab);
+  TORCH_ARG(int64_t, context);  // positions the model has embeddings for (block size)
+  TORCH_ARG(int64_t, n_layer) = 12;
+  TORCH_ARG(int64_t, n_head) = 12;
+  TORCH_ARG(int64_t, d_model) = 768;
+};
+
+// Causal self-attention through scaled_dot_product_attention, so that CUDA picks its fused kernels.
+class CausalSelfAttentionImpl : public torch::nn::Module {
+ public:
+  CausalSelfAttentionImpl(int64_t d_model, int64_t n_head);
+  torch::Tensor forward(const torch::Tensor& x);
+
+ private:
+  int64_t n_head_;
+  torch::nn::Linear qkv_{nullptr}, projection_{nullptr};
+};
+TORCH_MODULE(CausalSelfAttention);
+
+// Pre-LayerNorm transformer block: x + attention(ln(x)), then x + MLP(ln(x)) with a 4x GELU MLP.
+class GptBlockImpl : public torch::nn::Module {
+ public:
+  GptBlockImpl(int64_t d_model, int64_t n_head);
+  torch::Tensor forward(torch::Tensor x);
+
+ private:
+  torch::nn::LayerNorm ln_1_{nullptr}, ln_2_{nullptr};
+  CausalSelfAttention attention_{nullptr};
+  torch::nn::Linear expand_{nullptr}, contract_{nullptr};
+};
+TORCH_MODULE(GptBlock);
+
+// A GPT-2-style decoder-only language model: learned token and position embeddings, n_layer blocks, a
+// final LayerNorm, and an LM head tied to the token embeddings. Linear layers have biases. Token ids
+// [N, T] (T <= context) to next-token logits [N, T, vocab]. GPT-2 small (12 layers, 12 heads, 768 wide,
+// vocab 50257, context 1024) has 124,439,808 parameters.
+class GptImpl : public Network {
+ public:
+  explicit GptImpl(const GptOptions& options);
+  torch::Tensor forward(const torch::Tensor& tokens) override;
+
+ private:
+  torch::nn::Embedding token_embedding_{nullptr}, position_embedding_{nullptr};
+  torch::nn::ModuleList blocks_;
+  torch::nn::LayerNorm ln_f_{nullptr};
+};
+
+// Multiply-adds of one forward pass over a sequence of `tokens`: every linear layer, the LM head, and
+// the two attention matmuls (QK^T and AV, counted over the whole T x T square as is the convention).
+int64_t gpt_forward_macs(const GptOptions& options, int64_t tokens);
+
+ModelEntry gpt_entry();
+
+}  // namespace ampbench::models

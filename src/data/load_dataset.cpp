@@ -1,0 +1,47 @@
+#include "data/load_dataset.h"
+
+#include "config/config_error.h"
+#include "data/file_readers.h"
+#include "data/synthetic_dataset.h"
+
+namespace ampbench::data {
+namespace {
+
+Dataset read(const DataOptions& options) {
+  switch (options.source) {
+    case DataSource::synthetic:
+      return make_synthetic_dataset(options);
+    case DataSource::synthetic_tokens:
+      return make_synthetic_tokens(options);
+    case DataSource::mnist:
+      return read_mnist(options.dir, options.dir_pointer);
+    case DataSource::cifar10:
+      return read_cifar10(options.dir, options.dir_pointer);
+    case DataSource::tokens:
+      return read_token_files(options.dir, options.shape.at(0), options.classes, options.dir_pointer);
+  }
+  throw std::logic_error("unknown data source");
+}
+
+torch::Tensor first(const torch::Tensor& t, int64_t limit) {
+  return limit > 0 && limit < t.size(0) ? t.narrow(0, 0, limit) : t;
+}
+
+}  // namespace
+
+Dataset load_dataset(const DataOptions& options, const torch::Device& device) {
+  Dataset d = read(options);
+  if (!options.sizes_known()) {
+    d.train_inputs = first(d.train_inputs, options.train_samples);
+    d.train_labels = first(d.train_labels, options.train_samples);
+    d.val_inputs = first(d.val_inputs, options.val_samples);
+    d.val_labels = first(d.val_labels, options.val_samples);
+  }
+  d.train_inputs = d.train_inputs.contiguous().to(device);
+  d.train_labels = d.train_labels.contiguous().to(device);
+  d.val_inputs = d.val_inputs.contiguous().to(device);
+  d.val_labels = d.val_labels.contiguous().to(device);
+  return d;
+}
+
+}  // namespace ampbench::data

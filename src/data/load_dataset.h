@@ -1,0 +1,15 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include "data/data_options.h"
+#include "data/dataset.h"
+
+namespace ampbench::data {
+
+// Makes or reads the configured data set, keeps the first train_samples / val_samples when they are
+// limits, and stages it on the device once, before any timing. File problems throw config::ConfigError
+// (exit 2), as does a data set too small for the configured batch size.
+Dataset load_dataset(const DataOptions& options, const torch::Device& device);
+
+}  // namespace ampbench::data

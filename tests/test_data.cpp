@@ -1,0 +1,190 @@
+// The data readers on tiny files written here in each format, and the Markov-chain token data.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "config/config_error.h"
+#include "data/file_readers.h"
+#include "data/synthetic_dataset.h"
+
+namespace fs = std::filesystem;
+using ampbench::config::ConfigError;
+
+namespace {
+
+class DataFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ampbench_data_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void write(const std::string& name, const std::vector<uint8_t>& bytes) {
+    std::ofstream(dir_ / name, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  // The message the reader gives, or "no error".
+  template <typename Read>
+  std::string error(Read read) {
+    try {
+      read();
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+
+  fs::path dir_;
+};
+
+void put_u32(std::vector<uint8_t>& out, uint32_t v) {
+  for (int shift : {24, 16, 8, 0}) out.push_back(uint8_t(v >> shift));
+}
+
+// An IDX image file of n rows x cols images whose pixel i of image k is (k + i) % 256, and its labels.
+std::vector<uint8_t> idx_images(uint32_t n, uint32_t rows, uint32_t cols) {
+  std::vector<uint8_t> out;
+  put_u32(out, 0x803), put_u32(out, n), put_u32(out, rows), put_u32(out, cols);
+  for (uint32_t k = 0; k < n; ++k)
+    for (uint32_t i = 0; i < rows * cols; ++i) out.push_back(uint8_t((k + i) % 256));
+  return out;
+}
+
+std::vector<uint8_t> idx_labels(std::vector<uint8_t> labels) {
+  std::vector<uint8_t> out;
+  put_u32(out, 0x801), put_u32(out, uint32_t(labels.size()));
+  out.insert(out.end(), labels.begin(), labels.end());
+  return out;
+}
+
+std::vector<uint8_t> cifar_records(int n, uint8_t label) {
+  std::vector<uint8_t> out;
+  for (int k = 0; k < n; ++k) {
+    out.push_back(label);
+    for (int i = 0; i < 3072; ++i) out.push_back(uint8_t(i % 251));
+  }
+  return out;
+}
+
+std::vector<uint8_t> uint16_tokens(const std::vector<uint16_t>& ids) {
+  std::vector<uint8_t> out;
+  for (auto id : ids) out.push_back(uint8_t(id & 0xff)), out.push_back(uint8_t(id >> 8));
+  return out;
+}
+
+}  // namespace
+
+TEST_F(DataFiles, MnistIdxFilesAreReadAndScaled) {
+  write("train-images-idx3-ubyte", idx_images(3, 28, 28));
+  write("train-labels-idx1-ubyte", idx_labels({7, 0, 9}));
+  write("t10k-images-idx3-ubyte", idx_images(2, 28, 28));
+  write("t10k-labels-idx1-ubyte", idx_labels({1, 2}));
+  auto d = ampbench::data::read_mnist(dir_, "/data/mnist/dir");
+  EXPECT_EQ(d.train_inputs.sizes(), (std::vector<int64_t>{3, 1, 28, 28}));
+  EXPECT_EQ(d.val_inputs.size(0), 2);
+  EXPECT_EQ(d.train_labels[2].item<int64_t>(), 9);
+  EXPECT_FLOAT_EQ(d.train_inputs[1][0][0][5].item<float>(), 6.0f / 255.0f);  // image 1, pixel 5: (1+5)
+  EXPECT_EQ(d.num_classes, 10);
+}
+
+TEST_F(DataFiles, BadMnistFilesAreOneClearError) {
+  EXPECT_EQ(error([&] { ampbench::data::read_mnist(dir_, "/data/mnist/dir"); }),
+            "/data/mnist/dir: missing data file " + (dir_ / "train-images-idx3-ubyte").string());
+  auto images = idx_images(3, 28, 28);
+  images.resize(images.size() - 100);
+  write("train-images-idx3-ubyte", images);
+  write("train-labels-idx1-ubyte", idx_labels({7, 0, 9}));
+  EXPECT_EQ(error([&] { ampbench::data::read_mnist(dir_, "/d"); }),
+            "/d: " + (dir_ / "train-images-idx3-ubyte").string() +
+                " holds 2268 bytes; its header says 2368 (truncated)");
+  auto wrong_magic = idx_images(3, 28, 28);
+  wrong_magic[3] = 0x01;
+  write("train-images-idx3-ubyte", wrong_magic);
+  EXPECT_NE(
+      error([&] { ampbench::data::read_mnist(dir_, "/d"); }).find("has magic number 2049, expected 2051"),
+      std::string::npos);
+  write("train-images-idx3-ubyte", idx_images(3, 28, 28));
+  write("train-labels-idx1-ubyte", idx_labels({7, 0}));
+  EXPECT_NE(error([&] { ampbench::data::read_mnist(dir_, "/d"); }).find("holds 3 images but"),
+            std::string::npos);
+}
+
+TEST_F(DataFiles, Cifar10BinaryBatchesAreReadInOrder) {
+  for (int i = 1; i <= 5; ++i)
+    write("data_batch_" + std::to_string(i) + ".bin", cifar_records(2, uint8_t(i)));
+  write("test_batch.bin", cifar_records(3, 0));
+  auto d = ampbench::data::read_cifar10(dir_, "/data/cifar10/dir");
+  EXPECT_EQ(d.train_inputs.sizes(), (std::vector<int64_t>{10, 3, 32, 32}));
+  EXPECT_EQ(d.val_inputs.size(0), 3);
+  EXPECT_EQ(d.train_labels[0].item<int64_t>(), 1);  // data_batch_1 first
+  EXPECT_EQ(d.train_labels[9].item<int64_t>(), 5);
+  EXPECT_FLOAT_EQ(d.train_inputs[0][1][0][0].item<float>(),
+                  float(1024 % 251) / 255.0f);  // green plane first pixel
+}
+
+TEST_F(DataFiles, BadCifar10FilesAreOneClearError) {
+  for (int i = 1; i <= 5; ++i) write("data_batch_" + std::to_string(i) + ".bin", cifar_records(1, 3));
+  EXPECT_EQ(error([&] { ampbench::data::read_cifar10(dir_, "/d"); }),
+            "/d: missing data file " + (dir_ / "test_batch.bin").string());
+  auto records = cifar_records(2, 3);
+  records.pop_back();
+  write("test_batch.bin", records);
+  EXPECT_EQ(error([&] { ampbench::data::read_cifar10(dir_, "/d"); }),
+            "/d: " + (dir_ / "test_batch.bin").string() +
+                " holds 6145 bytes, not a whole number of 3,073-byte CIFAR-10 records");
+  write("test_batch.bin", cifar_records(1, 12));
+  EXPECT_EQ(error([&] { ampbench::data::read_cifar10(dir_, "/d"); }),
+            "/d: " + (dir_ / "test_batch.bin").string() + " has a label above 9");
+}
+
+TEST_F(DataFiles, TokenFilesAreCutIntoShiftedWindows) {
+  write("train.bin", uint16_tokens({1, 2, 3, 4, 5, 6, 7, 300}));
+  write("val.bin", uint16_tokens({9, 8, 7, 6}));
+  auto d = ampbench::data::read_token_files(dir_, 3, 301, "/data/tokens/dir");
+  // 8 tokens make (8 - 1) / 3 = 2 windows of 3, targets shifted by one.
+  EXPECT_TRUE(torch::equal(d.train_inputs, torch::tensor({1, 2, 3, 4, 5, 6}, torch::kInt64).view({2, 3})));
+  EXPECT_TRUE(torch::equal(d.train_labels, torch::tensor({2, 3, 4, 5, 6, 7}, torch::kInt64).view({2, 3})));
+  EXPECT_EQ(d.val_inputs.size(0), 1);
+  EXPECT_EQ(d.sample_shape, (std::vector<int64_t>{3}));
+  EXPECT_EQ(d.num_classes, 301);
+}
+
+TEST_F(DataFiles, BadTokenFilesAreOneClearError) {
+  write("train.bin", uint16_tokens({1, 2, 3, 4, 5, 6, 7, 300}));
+  write("val.bin", uint16_tokens({9, 8, 7, 6}));
+  EXPECT_EQ(error([&] { ampbench::data::read_token_files(dir_, 3, 300, "/d"); }),
+            "/d: " + (dir_ / "train.bin").string() +
+                ": token id 300 at position 7 is not below the vocabulary size 300");
+  EXPECT_EQ(error([&] { ampbench::data::read_token_files(dir_, 8, 301, "/d"); }),
+            "/d: " + (dir_ / "train.bin").string() + " holds 8 tokens; a sequence needs 9");
+  auto odd = uint16_tokens({1, 2, 3});
+  odd.pop_back();
+  write("val.bin", odd);
+  EXPECT_EQ(error([&] { ampbench::data::read_token_files(dir_, 1, 301, "/d"); }),
+            "/d: " + (dir_ / "val.bin").string() + " holds an odd number of bytes (5): not uint16 token ids");
+}
+
+TEST(SyntheticTokens, AFixedMarkovChainSeededAndLearnable) {
+  ampbench::data::DataOptions options;
+  options.source = ampbench::data::DataSource::synthetic_tokens;
+  options.train_samples = 64, options.val_samples = 16, options.shape = {32}, options.classes = 50;
+  options.branching = 3, options.seed = 5;
+  auto a = ampbench::data::make_synthetic_tokens(options);
+  auto b = ampbench::data::make_synthetic_tokens(options);
+  EXPECT_TRUE(torch::equal(a.train_inputs, b.train_inputs));  // the seed fixes it
+  EXPECT_TRUE(
+      torch::equal(a.train_inputs.narrow(1, 1, 31), a.train_labels.narrow(1, 0, 31)));  // shifted by one
+  EXPECT_LT(a.train_labels.max().item<int64_t>(), 50);
+  // Each token is followed by at most `branching` distinct tokens: structure a model can learn.
+  auto pairs = a.train_inputs.flatten() * 50 + a.train_labels.flatten();
+  auto distinct_pairs = std::get<0>(at::_unique(pairs)).size(0);
+  auto distinct_tokens = std::get<0>(at::_unique(a.train_inputs.flatten())).size(0);
+  EXPECT_LE(distinct_pairs, 3 * distinct_tokens);
+  options.seed = 6;
+  EXPECT_FALSE(torch::equal(a.train_inputs, ampbench::data::make_synthetic_tokens(options).train_inputs));
+}
