@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "data_files.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -383,4 +385,55 @@ TEST_F(Cli, HostileConfigsExitTwoWithOneLineAndNeverCrash) {
     EXPECT_EQ(result.err.rfind("config error: ", 0), 0u) << path << ": " << result.err;
   }
   EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+TEST_F(Cli, ADataFolderThatIsMissingOrBadIsAConfigErrorBeforeAnythingIsWritten) {
+  auto config = tiny_config();
+  config["data"] = {{"mnist", {{"dir", (dir_ / "mnist").string()}}}};
+  auto missing = run("--config " + write_config(config).string() + " -q");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.err, "config error: /data/mnist/dir: missing data file " +
+                             (dir_ / "mnist" / "train-images-idx3-ubyte").string() + "\n");
+  EXPECT_TRUE(run_folders().empty());
+
+  // Tiny but well-formed files train end to end; 8 training images are fewer than a batch of 16.
+  using namespace ampbench::test_data;
+  fs::create_directories(dir_ / "mnist");
+  auto put = [&](const std::string& name, const std::vector<uint8_t>& bytes) {
+    std::ofstream(dir_ / "mnist" / name, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  };
+  put("train-images-idx3-ubyte", idx_images(8, 28, 28));
+  put("train-labels-idx1-ubyte", idx_labels({0, 1, 2, 3, 4, 5, 6, 7}));
+  put("t10k-images-idx3-ubyte", idx_images(4, 28, 28));
+  put("t10k-labels-idx1-ubyte", idx_labels({8, 9, 0, 1}));
+  auto too_small = run("--config " + write_config(config).string() + " -q");
+  EXPECT_EQ(too_small.exit_code, 2);
+  EXPECT_EQ(too_small.err,
+            "config error: /train/batch_size: is larger than the training set (8 samples in /data/mnist)\n");
+  EXPECT_TRUE(run_folders().empty());
+  config["train"]["batch_size"] = 4;
+  config["train"]["warmup_steps"] = 0;
+  auto ok = run("--config " + write_config(config).string() + " -q --modes fp32,bf16 --epochs 1");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  EXPECT_EQ(report["trials"][0]["epochs"][0]["timed_samples"], 8);
+  EXPECT_EQ(report["config"]["data"]["mnist"]["dir"], (dir_ / "mnist").string());
+}
+
+TEST_F(Cli, PeakTflopsGivesAnMfuAndAnUnknownPeakGivesNone) {
+  auto config = write_config(tiny_config()).string();
+  auto with_peak = run("--config " + config + " -q --modes fp32,bf16 --epochs 1 --peak-tflops bf16=0.5");
+  ASSERT_EQ(with_peak.exit_code, 0) << with_peak.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  EXPECT_GT(report["train_flops_per_sample"].get<double>(), 0);
+  const auto& fp32 = report["summary"][0];
+  const auto& bf16 = report["summary"][1];
+  EXPECT_TRUE(fp32["mfu"].is_null());  // no peak for fp32 on a CPU: empty, not 0
+  EXPECT_GT(fp32["achieved_tflops"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(bf16["mfu"].get<double>(), bf16["achieved_tflops"].get<double>() / 0.5);
+  EXPECT_EQ(report["config"]["peak_tflops"], (nlohmann::json{{"bf16", 0.5}}));
+  auto bad = run("--config " + config + " --peak-tflops fast");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("config error: /peak_tflops: expected a number"), std::string::npos) << bad.err;
 }

@@ -110,6 +110,15 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
     std::cerr << "config error: " << e.what() << "\n";
     return kExitUsage;
   }
+  std::optional<train::FaultInjection> fault;
+  if (!options.inject_fault.empty()) fault = train::parse_fault_injection(options.inject_fault);
+  std::optional<train::Experiment> experiment;
+  try {
+    experiment.emplace(config, device, fault);  // reads the data: a bad data file is a config error too
+  } catch (const config::ConfigError& e) {
+    std::cerr << "config error: " << e.what() << "\n";
+    return kExitUsage;
+  }
 
   cli::Exports exports;
   if (!options.export_json.empty()) exports.add(cli::ExportFormat::json, options.export_json);
@@ -125,9 +134,6 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
   }
   spdlog::info("writing to {}", folder.string());
 
-  std::optional<train::FaultInjection> fault;
-  if (!options.inject_fault.empty()) fault = train::parse_fault_injection(options.inject_fault);
-  train::Experiment experiment(config, device, fault);
   // From here on, SIGINT/SIGTERM stop at the next step and the report is written, marked partial.
   train::StopRequest::install_signal_handlers();
   train::Progress progress;
@@ -138,7 +144,7 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
     // The line stands in for the per-epoch log lines, which would otherwise break it up.
     if (!options.verbose) spdlog::set_level(spdlog::level::warn);
   }
-  auto result = experiment.run(
+  auto result = experiment->run(
       [&](const report::RunReport& so_far) {
         write_run_folder(folder, so_far);
         exports.write(so_far, /*final=*/false);

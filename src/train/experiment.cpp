@@ -41,19 +41,21 @@ void to_channels_last(torch::nn::Module& model) {
 
 Experiment::Experiment(config::ExperimentConfig config, const torch::Device& device,
                        std::optional<FaultInjection> fault)
-    : config_(std::move(config)), device_(device), fault_(fault) {}
+    : config_(std::move(config)),
+      device_(device),
+      fault_(fault),
+      probe_(measure::make_memory_probe(device_)),
+      dataset_(data::load_dataset(config_.data, device_)) {
+  config::check_fits(config_, dataset_.train_size());
+}
 
 report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progress) {
   report::RunReport report;
   report.config = config::to_json(config_);
   report.environment = measure::capture_environment(device_, report.config, config_.seed);
 
-  // The probe first: on the CPU it installs the counting allocator, which must see every tensor.
-  auto probe = measure::make_memory_probe(device_);
-  auto dataset = data::load_dataset(config_.data, device_);
-  config::check_fits(config_, dataset.train_size());
   const auto& entry = *models::find_model(config_.model.type);
-  models::InputSpec input{dataset.sample_shape, dataset.num_classes, config_.data.is_language_model()};
+  models::InputSpec input{dataset_.sample_shape, dataset_.num_classes, config_.data.is_language_model()};
 
   torch::manual_seed(config_.seed);
   const auto initial = ModelState::capture(*entry.build(config_.model.options, input));
@@ -84,7 +86,7 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
   }
   auto gradient_in = [&](amp::PrecisionMode mode) {
     amp::MathSettingsScope math(settings_for(mode));
-    return first_batch_gradient(mode, *fresh_model(), config_, dataset, device_);
+    return first_batch_gradient(mode, *fresh_model(), config_, dataset_, device_);
   };
   if (auto reference = gradient_in(amp::PrecisionMode::fp32)) {
     for (auto mode : runnable) {
@@ -109,7 +111,7 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
     if (peak) inputs.peak_tflops[mode] = *peak;
   }
 
-  Trainer trainer(config_, dataset, device_, fault_);
+  Trainer trainer(config_, dataset_, device_, fault_);
   for (int64_t round = 1; round <= config_.repeats; ++round) {
     for (auto mode : config_.precision.modes) {
       report::TrialRecord record;
@@ -130,7 +132,7 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
         progress->trials.store(config_.repeats);
         progress->last_train_loss.store(-1.0);
       }
-      probe->begin();
+      probe_->begin();
       {
         amp::MathSettingsScope math(settings_for(mode));
         const auto in_force = amp::current_math_settings();
@@ -140,7 +142,7 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
         auto model = fresh_model();
         record.initial_weights_checksum = checksum(state_tensors(*model));
         try {
-          trainer.run(mode, *model, record, probe.get(), progress);
+          trainer.run(mode, *model, record, probe_.get(), progress);
         } catch (const c10::OutOfMemoryError& e) {
           // The model, its gradients and optimizer state go out of scope here, so the next mode starts
           // with the memory back in the allocator.
@@ -150,7 +152,7 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
           spdlog::warn("{}: {}", amp::to_string(mode), *record.detail);
         }
       }
-      record.memory = probe->read();
+      record.memory = probe_->read();
       if (!record.master_weights_fp32)
         spdlog::warn("{}: parameters are no longer fp32 after training", amp::to_string(mode));
       report.trials.push_back(std::move(record));

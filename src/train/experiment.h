@@ -1,10 +1,13 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 
 #include <torch/torch.h>
 
 #include "config/experiment_config.h"
+#include "data/dataset.h"
+#include "measure/memory_probe.h"
 #include "report/report.h"
 #include "train/fault_injection.h"
 #include "train/progress.h"
@@ -20,6 +23,8 @@ class Experiment {
  public:
   using ModeDone = std::function<void(const report::RunReport& so_far)>;
 
+  // Makes or reads the data and stages it on the device: a data file that is missing or malformed, or
+  // data too small for the batch size, throws config::ConfigError here, before anything is written.
   Experiment(config::ExperimentConfig config, const torch::Device& device,
              std::optional<FaultInjection> fault = std::nullopt);
   // Runs `repeats` rounds of the configured modes, interleaved (fp32, fp16, bf16, fp32, ...) so that
@@ -32,6 +37,9 @@ class Experiment {
   config::ExperimentConfig config_;
   torch::Device device_;
   std::optional<FaultInjection> fault_;
+  // The probe before the data: on the CPU it installs the counting allocator, which must see every tensor.
+  std::unique_ptr<measure::MemoryProbe> probe_;
+  data::Dataset dataset_;
 };
 
 }  // namespace ampbench::train
