@@ -8,6 +8,7 @@
 #include "models/registry.h"
 #include "train/experiment.h"
 #include "train/first_batch_gradient.h"
+#include "train/trainer.h"
 
 namespace {
 
@@ -145,4 +146,24 @@ TEST(Trainer, ChannelsLastTrainsAResNetToTheSameLossAsContiguous) {
   ASSERT_EQ(nhwc.status, "ok");
   // The same arithmetic in another memory order: equal up to the kernels' rounding (0.06 % seen).
   EXPECT_NEAR(nhwc.epochs.at(0).val_loss, nchw.epochs.at(0).val_loss, 5e-3 * nchw.epochs.at(0).val_loss);
+}
+
+TEST(Trainer, DataLeftInHostMemoryTrainsTheSameAsStagedData) {
+  auto config = ampbench::config::parse_experiment_config(fp16_config(1, 1.0));
+  auto staged = ampbench::data::load_dataset(config.data, torch::kCPU);
+  auto on_host = staged;
+  on_host.staged = false;  // as when the data set does not fit on the device: batches cut on the host
+  auto train = [&](const ampbench::data::Dataset& dataset) {
+    torch::manual_seed(0);
+    auto model = ampbench::models::find_model("mlp")->build(config.model.options,
+                                                            {dataset.sample_shape, dataset.num_classes});
+    ampbench::report::TrialRecord record;
+    ampbench::train::Trainer(config, dataset, torch::kCPU)
+        .run(ampbench::amp::PrecisionMode::fp16, *model, record);
+    return record;
+  };
+  auto a = train(staged), b = train(on_host);
+  ASSERT_EQ(b.status, "ok");
+  EXPECT_EQ(a.epochs.at(0).val_loss, b.epochs.at(0).val_loss);
+  EXPECT_EQ(a.data_order_checksum, b.data_order_checksum);
 }

@@ -37,10 +37,17 @@ Dataset load_dataset(const DataOptions& options, const torch::Device& device) {
     d.val_inputs = first(d.val_inputs, options.val_samples);
     d.val_labels = first(d.val_labels, options.val_samples);
   }
-  d.train_inputs = d.train_inputs.contiguous().to(device);
-  d.train_labels = d.train_labels.contiguous().to(device);
-  d.val_inputs = d.val_inputs.contiguous().to(device);
-  d.val_labels = d.val_labels.contiguous().to(device);
+  std::vector<torch::Tensor*> parts{&d.train_inputs, &d.train_labels, &d.val_inputs, &d.val_labels};
+  for (auto* part : parts) *part = part->contiguous();
+  try {
+    std::vector<torch::Tensor> staged;
+    for (auto* part : parts) staged.push_back(part->to(device));
+    for (size_t i = 0; i < parts.size(); ++i) *parts[i] = std::move(staged[i]);
+  } catch (const c10::OutOfMemoryError&) {
+    // Too large for the device: keep it in (pinned, so copies can overlap) host memory.
+    for (auto* part : parts) *part = part->pin_memory();
+    d.staged = false;
+  }
   return d;
 }
 

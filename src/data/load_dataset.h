@@ -8,8 +8,8 @@
 namespace ampbench::data {
 
 // Makes or reads the configured data set, keeps the first train_samples / val_samples when they are
-// limits, and stages it on the device once, before any timing. File problems throw config::ConfigError
-// (exit 2), as does a data set too small for the configured batch size.
+// limits, and stages it on the device once, before any timing; a data set that does not fit there stays
+// in host memory (Dataset::staged). File problems throw config::ConfigError (exit 2).
 Dataset load_dataset(const DataOptions& options, const torch::Device& device);
 
 }  // namespace ampbench::data

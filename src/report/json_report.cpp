@@ -153,6 +153,7 @@ nlohmann::json to_json(const RunReport& report) {
           {"config", report.config},
           {"environment", environment_json(report.environment)},
           {"train_flops_per_sample", optional_json(report.train_flops_per_sample)},
+          {"data_on_device", report.data_on_device},
           {"trials", trials},
           {"summary", summary},
           {"warnings", warnings},

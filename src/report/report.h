@@ -110,8 +110,8 @@ struct GateResult {
 
 // Something about the measurement a reader should know, with what to do about it.
 struct Warning {
-  // diverged, oom, interrupted, skipped, no_tensor_cores, scale_collapse, outlier, high_cv, debug_build,
-  // few_repeats
+  // diverged, oom, interrupted, skipped, no_tensor_cores, scale_collapse, data_on_host, outlier, high_cv,
+  // debug_build, few_repeats
   std::string kind;
   std::optional<amp::PrecisionMode> mode;
   std::string message;
@@ -125,6 +125,7 @@ struct RunReport {
   std::map<amp::PrecisionMode, std::string> mode_caveats;    // runs, but the reader should know (per mode)
   std::map<amp::PrecisionMode, double> grad_cosine_vs_fp32;  // modes whose first gradient was finite
   std::optional<double> train_flops_per_sample;  // analytical: 3 x 2 x the forward pass's multiply-adds
+  bool data_on_device = true;  // false: too large for the device, batches copied from host memory
   std::vector<ModeSummary> summary;
   std::vector<Warning> warnings;
   std::vector<GateResult> gates;  // filled once every trial finished

@@ -22,6 +22,12 @@ std::vector<Warning> find_warnings(const RunReport& report) {
                    "ampbench was built as " + build + ": timings are not representative",
                    "rebuild with -DCMAKE_BUILD_TYPE=Release (scripts/ampbench does)"});
   }
+  if (!report.data_on_device) {
+    out.push_back({"data_on_host", std::nullopt,
+                   "the data set did not fit on the device: each batch is copied from host memory inside the "
+                   "timed region",
+                   "use fewer train_samples to compare the modes on training alone"});
+  }
   for (const auto& [mode, caveat] : report.mode_caveats) {
     out.push_back({"no_tensor_cores", mode, std::string(amp::to_string(mode)) + ": " + caveat,
                    "compare on a GPU of compute capability 7.0 or newer to see what fp16 buys there"});

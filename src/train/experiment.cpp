@@ -53,6 +53,7 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
   report::RunReport report;
   report.config = config::to_json(config_);
   report.environment = measure::capture_environment(device_, report.config, config_.seed);
+  report.data_on_device = dataset_.staged;
 
   const auto& entry = *models::find_model(config_.model.type);
   models::InputSpec input{dataset_.sample_shape, dataset_.num_classes, config_.data.is_language_model()};

@@ -17,11 +17,11 @@ std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, model
                                                   const config::ExperimentConfig& config,
                                                   const data::Dataset& dataset, const torch::Device& device) {
   const auto& train = config.train;
-  auto index =
-      data::epoch_order(config.seed, 1, dataset.train_size()).narrow(0, 0, train.batch_size).to(device);
-  auto inputs = dataset.train_inputs.index_select(0, index);
+  auto index = data::epoch_order(config.seed, 1, dataset.train_size()).narrow(0, 0, train.batch_size);
+  if (dataset.staged) index = index.to(device);
+  auto inputs = dataset.train_inputs.index_select(0, index).to(device);
   if (train.channels_last) inputs = inputs.contiguous(at::MemoryFormat::ChannelsLast);
-  auto labels = dataset.train_labels.index_select(0, index);
+  auto labels = dataset.train_labels.index_select(0, index).to(device);
 
   model.train();
   optim::FusedSgd holder(model.parameters(), {});  // never stepped: it hands the gradients to unscale_

@@ -92,7 +92,8 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
   for (int64_t epoch = 1; epoch <= train.epochs; ++epoch) {
     auto order_cpu = data::epoch_order(config_.seed, epoch, dataset_.train_size());
     orders.push_back(order_cpu);
-    auto order = order_cpu.to(device_);
+    // Batches are cut where the data lives: on the device, or (data too large for it) in host memory.
+    auto order = dataset_.staged ? order_cpu.to(device_) : order_cpu;
     loss_sum.zero_();
     nonfinite.zero_();
     model.train();
@@ -106,8 +107,9 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
 
     auto train_step = [&](int64_t step) {
       auto index = order.narrow(0, step * train.batch_size, train.batch_size);
-      auto inputs = dataset_.train_inputs.index_select(0, index).contiguous(memory_format);
-      auto labels = dataset_.train_labels.index_select(0, index);
+      // .to() is a no-op for staged data; otherwise the one copy per batch that host-resident data needs.
+      auto inputs = dataset_.train_inputs.index_select(0, index).to(device_, true).contiguous(memory_format);
+      auto labels = dataset_.train_labels.index_select(0, index).to(device_, true);
       torch::Tensor loss;
       {
         amp::AutocastScope autocast(device_type, dtype);
@@ -222,8 +224,8 @@ Trainer::Evaluation Trainer::evaluate(amp::PrecisionMode mode, models::Network& 
   const int64_t predictions = dataset_.val_labels.numel();  // samples, or tokens for a language model
   for (int64_t begin = 0; begin < n; begin += config_.train.batch_size) {
     int64_t count = std::min(config_.train.batch_size, n - begin);
-    auto inputs = dataset_.val_inputs.narrow(0, begin, count).contiguous(memory_format);
-    auto labels = dataset_.val_labels.narrow(0, begin, count);
+    auto inputs = dataset_.val_inputs.narrow(0, begin, count).to(device_, true).contiguous(memory_format);
+    auto labels = dataset_.val_labels.narrow(0, begin, count).to(device_, true);
     torch::Tensor logits;
     {
       amp::AutocastScope autocast(device_.type(), amp::autocast_dtype(mode));
