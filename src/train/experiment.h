@@ -27,7 +27,7 @@ class Experiment {
   // data too small for the batch size, throws config::ConfigError here, before anything is written.
   Experiment(config::ExperimentConfig config, const torch::Device& device,
              std::optional<FaultInjection> fault = std::nullopt);
-  // Runs `repeats` rounds of the configured modes, interleaved (fp32, fp16, bf16, fp32, ...) so that
+  // Runs `repeats` rounds of the configured modes, interleaved (fp32, tf32, fp16, bf16, fp32, ...) so that
   // machine drift spreads over all modes; every trial starts from the same initial state. After each
   // trial, on_mode_done sees the report so far (so the caller can write it and a crash later loses
   // nothing).
