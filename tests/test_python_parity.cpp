@@ -32,13 +32,16 @@ class PythonParity : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // Runs a script of tests/parity with the project's Python; its stderr goes to the failure message.
-  void python(const std::string& script, const std::string& arguments) {
-    auto log = dir_ / "python.log";
-    std::string command = std::string(AMPBENCH_TEST_PYTHON) + " " + AMPBENCH_SOURCE_DIR "/tests/parity/" +
-                          script + " " + arguments + " > " + log.string() + " 2>&1";
-    int status = std::system(command.c_str());
+  // Runs a command; its output goes to the failure message.
+  void shell(const std::string& command) {
+    auto log = dir_ / "command.log";
+    int status = std::system((command + " > " + log.string() + " 2>&1").c_str());
     ASSERT_EQ(status, 0) << command << "\n" << read(log);
+  }
+  // Runs a script of tests/parity with the project's Python.
+  void python(const std::string& script, const std::string& arguments) {
+    shell(std::string(AMPBENCH_TEST_PYTHON) + " " + AMPBENCH_SOURCE_DIR "/tests/parity/" + script + " " +
+          arguments);
   }
 
   static std::string read(const fs::path& path) {
@@ -169,4 +172,34 @@ TEST_F(PythonParity, Fp16TrainingHasPyTorchsLossScaleTrajectoryAndSkippedSteps) 
   EXPECT_EQ(python_run["changes"].get<Changes>(), trace.changes);
   EXPECT_GE(trace.skipped_steps.size(), 3u);  // both paths exercised
   EXPECT_GE(trace.changes.size(), trace.skipped_steps.size() + 3);
+}
+
+TEST_F(PythonParity, ThePythonPeerRunsTheSameExperiment) {
+  // scripts/peer_pytorch.py rebuilds the data, weights and batch order from the config, so the same
+  // training in Python must end at the same validation loss, bit for bit on the CPU.
+  nlohmann::json config = {
+      {"name", "peer"},
+      {"model", {{"type", "mlp"}, {"options", {{"width", 32}, {"depth", 1}}}}},
+      {"data",
+       {{"synthetic", {{"train_samples", 128}, {"val_samples", 32}, {"shape", {3, 4, 4}}, {"classes", 4}}}}},
+      {"train", {{"epochs", 2}, {"batch_size", 16}, {"warmup_steps", 1}, {"clip_grad_norm", 1.0}}},
+      {"precision", {{"modes", {"fp32", "fp16", "bf16"}}}},
+      {"device", "cpu"},
+      {"output", {{"dir", (dir_ / "runs").string()}}}};
+  std::ofstream(dir_ / "config.json") << config.dump();
+  const auto config_path = (dir_ / "config.json").string();
+  ASSERT_NO_FATAL_FAILURE(shell(std::string(AMPBENCH_BINARY) + " --config " + config_path +
+                                " -q --export-json " + (dir_ / "a.json").string()));
+  ASSERT_NO_FATAL_FAILURE(shell(std::string(AMPBENCH_TEST_PYTHON) +
+                                " " AMPBENCH_SOURCE_DIR "/scripts/peer_pytorch.py " + config_path +
+                                " --out " + (dir_ / "b.json").string() + " --ampbench " AMPBENCH_BINARY));
+  auto ampbench = nlohmann::json::parse(read(dir_ / "a.json"));
+  auto peer = nlohmann::json::parse(read(dir_ / "b.json"));
+  ASSERT_EQ(peer["summary"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(peer["summary"][i]["mode"].get<std::string>());
+    EXPECT_EQ(peer["summary"][i]["mode"], ampbench["summary"][i]["mode"]);
+    EXPECT_EQ(peer["summary"][i]["val_loss"].get<double>(), ampbench["summary"][i]["val_loss"].get<double>());
+    EXPECT_GT(peer["summary"][i]["samples_per_second"]["median"].get<double>(), 0);
+  }
 }

@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""The same experiment as ampbench, written as a user would in PyTorch-Python eager: the config (resolved
+by `ampbench --dry-run`, so every default is ampbench's), the same data and batch order, the same
+architectures, optimizers (fused, as PyTorch picks on that device), torch.autocast and
+torch.amp.GradScaler, the same warm-up exclusion and epoch timing. Writes the core figures (samples/s,
+epoch time, peak memory, validation loss) as a report.json in ampbench's layout, for
+scripts/bench-vs-pytorch to compare.
+
+Usage: peer_pytorch.py CONFIG --out REPORT.json [--ampbench BINARY] [ampbench overrides: --modes ...]
+"""
+import argparse
+import json
+import math
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def resolved_config(args, overrides):
+    command = [args.ampbench, "--config", args.config, "--dry-run", *overrides]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(done.stderr.strip() or f"{command} failed")
+    return json.loads(done.stdout)
+
+
+# --- data: the same generators, draws and order as src/data ---------------------------------------------
+
+def synthetic_images(d):
+    g = torch.Generator().manual_seed(d["seed"])
+    features = math.prod(d["shape"])
+    factors = min(max(features // 4, 1), 16)
+    patterns = torch.randn(factors, features, generator=g)
+    teacher = torch.randn(factors, d["classes"], generator=g)
+
+    def split(n):
+        latent = torch.randn(n, factors, generator=g)
+        noise = torch.randn(n, features, generator=g)
+        inputs = (latent.matmul(patterns) / math.sqrt(factors) + noise) / math.sqrt(2.0)
+        return inputs.reshape(n, *d["shape"]), latent.matmul(teacher).argmax(1)
+
+    return (*split(d["train_samples"]), *split(d["val_samples"]))
+
+
+def synthetic_tokens(d):
+    g = torch.Generator().manual_seed(d["seed"])
+    vocab, context = d["vocab"], d["context"]
+    branching = min(d["branching"], vocab)
+    successors = torch.randint(vocab, (vocab, branching), generator=g)
+    weights = torch.rand(vocab, branching, generator=g) + 0.1
+
+    def split(n):
+        sequences = torch.empty(n, context + 1, dtype=torch.int64)
+        current = torch.randint(vocab, (n,), generator=g)
+        sequences[:, 0] = current
+        for t in range(1, context + 1):
+            choice = torch.multinomial(weights.index_select(0, current), 1, True, generator=g)
+            current = successors.index_select(0, current).gather(1, choice).squeeze(1)
+            sequences[:, t] = current
+        return sequences[:, :context].clone(), sequences[:, 1:].clone()
+
+    return (*split(d["train_samples"]), *split(d["val_samples"]))
+
+
+def make_data(data):
+    (source, d), = data.items()
+    if source == "synthetic":
+        return synthetic_images(d), False
+    if source == "synthetic_tokens":
+        return synthetic_tokens(d), True
+    sys.exit(f"peer_pytorch.py: the {source} source is not implemented in the peer (synthetic ones are)")
+
+
+def epoch_order(seed, epoch, n):
+    g = torch.Generator().manual_seed((seed + 0x9E3779B97F4A7C15 * (epoch + 1)) % 2**64)
+    return torch.randperm(n, generator=g)
+
+
+# --- models: the architectures of models/ ---------------------------------------------------------------
+
+def mlp(options, shape, classes):
+    layers, width = [nn.Flatten()], math.prod(shape)
+    for _ in range(options["depth"]):
+        layers += [nn.Linear(width, options["width"]), nn.ReLU(inplace=True)]
+        width = options["width"]
+    return nn.Sequential(*layers, nn.Linear(width, classes))
+
+
+class BasicBlock(nn.Module):
+    expansion = 1
+
+    def __init__(self, inplanes, planes, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.conv2 = nn.Conv2d(planes, planes, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.downsample = projection(inplanes, planes, stride) if stride != 1 or inplanes != planes else None
+
+    def forward(self, x):
+        out = F.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return F.relu(out + (self.downsample(x) if self.downsample is not None else x))
+
+
+class Bottleneck(nn.Module):
+    expansion = 4
+
+    def __init__(self, inplanes, planes, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.conv2 = nn.Conv2d(planes, planes, 3, stride, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.conv3 = nn.Conv2d(planes, planes * 4, 1, bias=False)
+        self.bn3 = nn.BatchNorm2d(planes * 4)
+        needs = stride != 1 or inplanes != planes * 4
+        self.downsample = projection(inplanes, planes * 4, stride) if needs else None
+
+    def forward(self, x):
+        out = F.relu(self.bn1(self.conv1(x)))
+        out = F.relu(self.bn2(self.conv2(out)))
+        out = self.bn3(self.conv3(out))
+        return F.relu(out + (self.downsample(x) if self.downsample is not None else x))
+
+
+def projection(inplanes, planes, stride):
+    return nn.Sequential(nn.Conv2d(inplanes, planes, 1, stride, bias=False), nn.BatchNorm2d(planes))
+
+
+class ResNet(nn.Module):
+    def __init__(self, block, blocks, classes, in_channels, cifar_stem):
+        super().__init__()
+        self.conv1 = nn.Conv2d(in_channels, 64, 3 if cifar_stem else 7, 1 if cifar_stem else 2,
+                               1 if cifar_stem else 3, bias=False)
+        self.bn1 = nn.BatchNorm2d(64)
+        self.max_pool = not cifar_stem
+        layers, inplanes = [], 64
+        for planes, count, stride in zip((64, 128, 256, 512), blocks, (1, 2, 2, 2)):
+            stage = []
+            for i in range(count):
+                stage.append(block(inplanes, planes, stride if i == 0 else 1))
+                inplanes = planes * block.expansion
+            layers.append(nn.Sequential(*stage))
+        self.layer1, self.layer2, self.layer3, self.layer4 = layers
+        self.fc = nn.Linear(inplanes, classes)
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+            elif isinstance(m, nn.BatchNorm2d):
+                nn.init.ones_(m.weight), nn.init.zeros_(m.bias)
+
+    def forward(self, x):
+        x = F.relu(self.bn1(self.conv1(x)))
+        if self.max_pool:
+            x = F.max_pool2d(x, 3, 2, 1)
+        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+class Block(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads = heads
+        self.ln_1, self.ln_2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.projection = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.expand, self.contract = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = (part.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+                   for part in self.qkv(self.ln_1(x)).split(d, 2))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.projection(y.transpose(1, 2).contiguous().view(b, t, d))
+        return x + self.contract(F.gelu(self.expand(self.ln_2(x)), approximate="tanh"))
+
+
+class Gpt(nn.Module):
+    def __init__(self, o, vocab):
+        super().__init__()
+        self.token_embedding = nn.Embedding(vocab, o["d_model"])
+        self.position_embedding = nn.Embedding(o["context"], o["d_model"])
+        self.blocks = nn.ModuleList(Block(o["d_model"], o["n_head"]) for _ in range(o["n_layer"]))
+        self.ln_f = nn.LayerNorm(o["d_model"])
+        residual_std = 0.02 / math.sqrt(2 * o["n_layer"])
+        with torch.no_grad():
+            for name, p in self.named_parameters():
+                if "ln_" in name:
+                    continue
+                if name.endswith(".bias"):
+                    p.zero_()
+                else:
+                    residual = name.endswith("projection.weight") or name.endswith("contract.weight")
+                    p.normal_(0.0, residual_std if residual else 0.02)
+
+    def forward(self, tokens):
+        x = self.token_embedding(tokens) + self.position_embedding(torch.arange(tokens.size(1), device=tokens.device))
+        for block in self.blocks:
+            x = block(x)
+        return F.linear(self.ln_f(x), self.token_embedding.weight)
+
+
+def build_model(model, shape, classes):
+    kind, options = model["type"], model["options"]
+    if kind == "mlp":
+        return mlp(options, shape, classes)
+    if kind.startswith("resnet"):
+        block, blocks = {"resnet18": (BasicBlock, (2, 2, 2, 2)), "resnet34": (BasicBlock, (3, 4, 6, 3)),
+                         "resnet50": (Bottleneck, (3, 4, 6, 3))}[kind]
+        return ResNet(block, blocks, classes, shape[0], options["stem"] == "cifar")
+    if kind == "gpt":
+        return Gpt(options, classes)
+    sys.exit(f"peer_pytorch.py: unknown model {kind}")
+
+
+# --- the loop: as src/train/trainer.cpp ------------------------------------------------------------------
+
+def loss_of(logits, labels, reduction="mean"):
+    if logits.dim() > 2:
+        logits, labels = logits.flatten(0, -2), labels.flatten()
+    return F.cross_entropy(logits.float(), labels, reduction=reduction)
+
+
+def synchronize(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def train_mode(cfg, mode, data, shape, classes, device):
+    train, precision = cfg["train"], cfg["precision"]
+    x_train, y_train, x_val, y_val = data
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(mode)
+    tf32 = device.type == "cuda" and mode in ("tf32", "bf16")
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.backends.cudnn.benchmark = train["cudnn_benchmark"]
+    memory_format = torch.channels_last if train["channels_last"] else torch.contiguous_format
+
+    torch.manual_seed(cfg["seed"])
+    model = build_model(cfg["model"], shape, classes).to(device, memory_format=memory_format)
+    o = train["optimizer"]
+    fused = {"fused": True}
+    if o["type"] == "sgd":
+        optimizer = torch.optim.SGD(model.parameters(), lr=o["lr"], momentum=o["momentum"],
+                                    weight_decay=o["weight_decay"], **fused)
+    else:
+        optimizer = torch.optim.AdamW(model.parameters(), lr=o["lr"], betas=(o["beta1"], o["beta2"]), eps=o["eps"],
+                                      weight_decay=o["weight_decay"], **fused)
+    s = precision["grad_scaler"]
+    scaler = torch.amp.GradScaler(device.type, init_scale=s["init_scale"], growth_factor=s["growth_factor"],
+                                  backoff_factor=s["backoff_factor"], growth_interval=s["growth_interval"],
+                                  enabled=mode == "fp16")
+    batch, accumulation = train["batch_size"], train["accumulation_steps"]
+    steps = x_train.size(0) // batch
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+    baseline = torch.cuda.memory_allocated(device) if device.type == "cuda" else None
+
+    def step(order, i):
+        index = order[i * batch:(i + 1) * batch]
+        inputs = x_train.index_select(0, index).contiguous(memory_format=memory_format)
+        labels = y_train.index_select(0, index)
+        with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
+            loss = loss_of(model(inputs), labels)
+        scaler.scale(loss / accumulation).backward()
+        if (i + 1) % accumulation == 0 or i + 1 == steps:
+            if "clip_grad_norm" in train:
+                scaler.unscale_(optimizer)
+                torch.nn.utils.clip_grad_norm_(model.parameters(), train["clip_grad_norm"], foreach=True)
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+        return loss.detach()
+
+    epochs = []
+    for epoch in range(1, train["epochs"] + 1):
+        order = epoch_order(cfg["seed"], epoch, x_train.size(0)).to(device)
+        model.train()
+        optimizer.zero_grad()
+        first = train["warmup_steps"] if epoch == 1 else 0
+        for i in range(first):
+            step(order, i)
+        loss_sum = torch.zeros((), device=device)
+        synchronize(device)
+        start = time.perf_counter()
+        for i in range(first, steps):
+            loss_sum += step(order, i)
+        synchronize(device)
+        seconds = time.perf_counter() - start
+        val_loss, val_accuracy = evaluate(model, x_val, y_val, batch, dtype, device, memory_format)
+        timed = steps - first
+        epochs.append({"epoch": epoch, "seconds": seconds, "timed_steps": timed, "timed_samples": timed * batch,
+                       "samples_per_second": timed * batch / seconds, "train_loss": loss_sum.item() / timed,
+                       "val_loss": val_loss, "val_accuracy": val_accuracy})
+    peak = torch.cuda.max_memory_allocated(device) - baseline if device.type == "cuda" else None
+    return epochs, peak
+
+
+@torch.no_grad()
+def evaluate(model, x_val, y_val, batch, dtype, device, memory_format):
+    model.eval()
+    loss_sum, correct = torch.zeros((), dtype=torch.float64, device=device), torch.zeros((), dtype=torch.int64,
+                                                                                          device=device)
+    for begin in range(0, x_val.size(0), batch):
+        inputs = x_val[begin:begin + batch].contiguous(memory_format=memory_format)
+        labels = y_val[begin:begin + batch]
+        with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
+            logits = model(inputs)
+            loss_sum += loss_of(logits, labels, "sum")
+        correct += logits.argmax(-1).eq(labels).sum()
+    model.train()
+    return loss_sum.item() / y_val.numel(), correct.item() / y_val.numel()
+
+
+def throughput(epochs):
+    compared = epochs[1:] if len(epochs) > 1 else epochs
+    return sum(e["timed_samples"] for e in compared) / sum(e["seconds"] for e in compared)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("config")
+    parser.add_argument("--out", required=True, help="where to write the report.json")
+    parser.add_argument("--ampbench", default=str(ROOT / "build" / "ampbench"), help="resolves the config")
+    args, overrides = parser.parse_known_args()
+    cfg = resolved_config(args, overrides)
+    spec = cfg["device"]
+    device = torch.device("cuda" if spec == "auto" and torch.cuda.is_available() else "cpu" if spec == "auto" else spec)
+    (x_train, y_train, x_val, y_val), tokens = make_data(cfg["data"])
+    shape, classes = list(x_train.shape[1:]), int(cfg["data"][next(iter(cfg["data"]))].get(
+        "vocab", cfg["data"][next(iter(cfg["data"]))].get("classes")))
+    data = [t.to(device) for t in (x_train, y_train, x_val, y_val)]
+
+    trials, rates = [], {}
+    for trial in range(1, cfg["repeats"] + 1):
+        for mode in cfg["precision"]["modes"]:
+            if mode == "tf32" and device.type != "cuda":
+                if trial == 1:
+                    trials.append({"mode": mode, "trial": 1, "status": "skipped", "epochs": [],
+                                   "memory": {"peak_bytes": None}})
+                continue
+            print(f"peer: {mode} trial {trial}", file=sys.stderr)
+            epochs, peak = train_mode(cfg, mode, data, shape, classes, device)
+            trials.append({"mode": mode, "trial": trial, "status": "ok", "epochs": epochs,
+                           "memory": {"probe": "torch.cuda.max_memory_allocated" if peak is not None else None,
+                                      "peak_bytes": peak}})
+            rates.setdefault(mode, []).append(throughput(epochs))
+    summary = []
+    for mode, values in rates.items():
+        ok = [t for t in trials if t["mode"] == mode and t["status"] == "ok"]
+        peaks = [t["memory"]["peak_bytes"] for t in ok if t["memory"]["peak_bytes"] is not None]
+        summary.append({"mode": mode, "trials": len(values), "samples_per_second": {"median": statistics.median(values)},
+                        "peak_bytes": max(peaks) if peaks else None,
+                        "val_loss": statistics.median(t["epochs"][-1]["val_loss"] for t in ok)})
+    report = {"schema_version": 1, "complete": True, "producer": "peer_pytorch.py", "config": cfg,
+              "environment": {"torch": torch.__version__, "device": str(device),
+                              "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else None},
+              "trials": trials, "summary": summary}
+    Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
