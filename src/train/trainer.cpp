@@ -21,8 +21,6 @@
 #include "train/stop_request.h"
 
 namespace ampbench::train {
-namespace {
-
 std::unique_ptr<optim::Optimizer> make_optimizer(const config::OptimizerConfig& c,
                                                  std::vector<torch::Tensor> params) {
   if (c.kind == config::OptimizerKind::adamw) {
@@ -32,6 +30,8 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const config::OptimizerConfig& 
   return std::make_unique<optim::FusedSgd>(std::move(params),
                                            optim::SgdOptions{c.lr, c.momentum, c.weight_decay});
 }
+
+namespace {
 
 // Plants the fault that a test asked for at this step.
 torch::Tensor inject(const FaultInjection& fault, const torch::Tensor& loss, int64_t step) {

@@ -7,11 +7,16 @@
 #include "data/dataset.h"
 #include "measure/memory_probe.h"
 #include "models/network.h"
+#include "optim/optimizer.h"
 #include "report/report.h"
 #include "train/fault_injection.h"
 #include "train/progress.h"
 
 namespace ampbench::train {
+
+// The configured fused optimizer over `params`.
+std::unique_ptr<optim::Optimizer> make_optimizer(const config::OptimizerConfig& config,
+                                                 std::vector<torch::Tensor> params);
 
 // Trains one model in one precision mode for the configured epochs and measures each epoch.
 //

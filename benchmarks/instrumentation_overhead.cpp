@@ -1,0 +1,145 @@
+// How much ampbench's measuring costs: one epoch of the Trainer (loss and NaN bookkeeping on the device,
+// step-time marks, the fp16 loss-scale trace, stop and progress checks) against a bare loop of the same
+// training work, alternately, from the same initial weights, on the same batches.
+//
+// Usage: instrumentation_overhead --config FILE [--modes fp32,bf16] [--rounds N]
+// Prints a Markdown table (median epoch seconds of each, the overhead, its range over rounds).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+
+#include "amp/autocast_scope.h"
+#include "amp/grad_scaler.h"
+#include "amp/math_settings.h"
+#include "amp/mode_support.h"
+#include "config/experiment_config.h"
+#include "data/batch_order.h"
+#include "data/load_dataset.h"
+#include "measure/device.h"
+#include "measure/statistics.h"
+#include "models/registry.h"
+#include "optim/grad_clipping.h"
+#include "train/classification_loss.h"
+#include "train/model_state.h"
+#include "train/trainer.h"
+
+using namespace ampbench;
+
+namespace {
+
+// The training work of one epoch and nothing else: batches, autocast forward + loss, backward, the
+// GradScaler, clipping, the optimizer; timed like the Trainer (device synchronised at both ends, the
+// warm-up steps outside).
+double bare_epoch(const config::ExperimentConfig& config, const data::Dataset& dataset,
+                  const torch::Device& device, amp::PrecisionMode mode, models::Network& model) {
+  const auto& train = config.train;
+  auto optimizer = train::make_optimizer(train.optimizer, model.parameters());
+  std::optional<amp::GradScaler> scaler;
+  if (amp::needs_grad_scaler(mode)) scaler.emplace(config.precision.grad_scaler, device);
+  const int64_t steps = dataset.train_size() / train.batch_size;
+  auto order = data::epoch_order(config.seed, 1, dataset.train_size()).to(device);
+  const auto memory_format =
+      train.channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
+  model.train();
+  optimizer->zero_grad();
+  auto step = [&](int64_t i) {
+    auto index = order.narrow(0, i * train.batch_size, train.batch_size);
+    auto inputs = dataset.train_inputs.index_select(0, index).contiguous(memory_format);
+    auto labels = dataset.train_labels.index_select(0, index);
+    torch::Tensor loss;
+    {
+      amp::AutocastScope autocast(device.type(), amp::autocast_dtype(mode));
+      loss = train::classification_loss(model.forward(inputs), labels);
+    }
+    auto scaled = loss / static_cast<double>(train.accumulation_steps);
+    (scaler ? scaler->scale(scaled) : scaled).backward();
+    if ((i + 1) % train.accumulation_steps != 0 && i + 1 != steps) return;
+    if (scaler) {
+      if (train.clip_grad_norm) {
+        scaler->unscale_(*optimizer);
+        optim::clip_grad_norm_(optimizer->grads(), *train.clip_grad_norm);
+      }
+      scaler->step(*optimizer);
+      scaler->update();
+    } else {
+      if (train.clip_grad_norm) optim::clip_grad_norm_(optimizer->grads(), *train.clip_grad_norm);
+      optimizer->step();
+    }
+    optimizer->zero_grad();
+  };
+  for (int64_t i = 0; i < train.warmup_steps; ++i) step(i);
+  measure::synchronize(device);
+  auto start = std::chrono::steady_clock::now();
+  for (int64_t i = train.warmup_steps; i < steps; ++i) step(i);
+  measure::synchronize(device);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("instrumentation_overhead: ampbench's Trainer against a bare training loop, epoch by epoch");
+  std::string config_path;
+  std::vector<std::string> modes;
+  int rounds = 5;
+  app.add_option("-c,--config", config_path, "experiment config (JSON)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--modes", modes, "precision modes (default: the config's)")->delimiter(',');
+  app.add_option("--rounds", rounds, "alternating rounds per mode")->check(CLI::Range(1, 100));
+  CLI11_PARSE(app, argc, argv);
+  spdlog::set_level(spdlog::level::warn);  // the Trainer's per-epoch lines would break up the table
+
+  config::ExperimentConfig config;
+  torch::Device device = torch::kCPU;
+  try {
+    auto doc = config::read_config_file(config_path);
+    if (!modes.empty()) doc["precision"]["modes"] = modes;
+    doc["train"]["epochs"] = 1;
+    config = config::parse_experiment_config(doc);
+    device = measure::resolve_device(config.device);
+  } catch (const config::ConfigError& e) {
+    std::cerr << "config error: " << e.what() << "\n";
+    return 2;
+  }
+  auto dataset = data::load_dataset(config.data, device);
+  const auto& entry = *models::find_model(config.model.type);
+  models::InputSpec input{dataset.sample_shape, dataset.num_classes, config.data.is_language_model()};
+  torch::manual_seed(config.seed);
+  const auto initial = train::ModelState::capture(*entry.build(config.model.options, input));
+  train::Trainer trainer(config, dataset, device);
+
+  std::printf("| mode | bare loop (s) | ampbench Trainer (s) | overhead | range over %d rounds |\n", rounds);
+  std::printf("|---|---:|---:|---:|---:|\n");
+  for (auto mode : config.precision.modes) {
+    if (amp::check_mode_support(mode, device.type(), std::nullopt).skip_reason) continue;
+    amp::MathSettingsScope math(amp::settings_for(mode, device.type(), config.train.cudnn_benchmark));
+    std::vector<double> bare, instrumented, ratios;
+    for (int round = 0; round < rounds; ++round) {
+      auto fresh = [&] {
+        auto model = entry.build(config.model.options, input);
+        initial.restore_into(*model);
+        model->to(device);
+        return model;
+      };
+      auto model = fresh();
+      bare.push_back(bare_epoch(config, dataset, device, mode, *model));
+      report::TrialRecord record;
+      model = fresh();
+      trainer.run(mode, *model, record);
+      instrumented.push_back(record.epochs.at(0).seconds);
+      ratios.push_back(instrumented.back() / bare.back() - 1.0);
+    }
+    std::printf("| %s | %.4f | %.4f | %+.2f%% | %+.2f%% to %+.2f%% |\n",
+                std::string(amp::to_string(mode)).c_str(), *measure::median(bare),
+                *measure::median(instrumented),
+                100.0 * (*measure::median(instrumented) / *measure::median(bare) - 1.0),
+                100.0 * *std::min_element(ratios.begin(), ratios.end()),
+                100.0 * *std::max_element(ratios.begin(), ratios.end()));
+  }
+  return 0;
+}
