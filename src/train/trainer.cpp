@@ -80,7 +80,6 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
 
   auto on_device = torch::TensorOptions().device(device_);
   auto loss_sum = torch::zeros({}, on_device.dtype(torch::kFloat32));
-  auto skipped = torch::zeros({}, on_device.dtype(torch::kFloat32));
   // Marks the steps whose loss was NaN or inf: real divergence, unlike fp16's skipped steps, whose
   // loss is finite and whose overflow is in the scaled gradients.
   auto nonfinite = torch::zeros({steps}, on_device.dtype(torch::kBool));
@@ -132,7 +131,6 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
           optim::clip_grad_norm_(optimizer->grads(), *train.clip_grad_norm);
         }
         scaler->step(*optimizer);
-        skipped.add_(scaler->found_inf());
         scaler->update();
         scale_recorder->record(step, *scaler);
       } else {
@@ -196,7 +194,8 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
     e.step_seconds = step_timer->read();
     if (scaler) {
       e.loss_scale = scaler->scale_value();
-      e.skipped_steps = static_cast<int64_t>(skipped.item<double>());
+      // The trace already holds every skipped step: no second count on the device.
+      e.skipped_steps = static_cast<int64_t>(record.loss_scale_trace->skipped_steps.size());
     }
     auto evaluation = evaluate(mode, model);
     e.val_loss = evaluation.loss;
