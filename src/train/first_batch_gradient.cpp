@@ -43,7 +43,8 @@ std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, model
     scaler.scale(loss).backward();
     scaler.unscale_(holder);
     if (scaler.found_inf().item<float>() == 0.0f) break;
-    if (attempt == kMaxBackoffs) return std::nullopt;
+    // A lower scale cures overflowing gradients, not a loss that is already NaN or inf.
+    if (attempt == kMaxBackoffs || !loss.isfinite().item<bool>()) return std::nullopt;
     scaler_options.init_scale *= scaler_options.backoff_factor;
   }
   std::vector<torch::Tensor> flat;
