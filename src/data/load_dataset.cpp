@@ -44,9 +44,7 @@ Dataset load_dataset(const DataOptions& options, const torch::Device& device) {
     for (auto* part : parts) staged.push_back(part->to(device));
     for (size_t i = 0; i < parts.size(); ++i) *parts[i] = std::move(staged[i]);
   } catch (const c10::OutOfMemoryError&) {
-    // Too large for the device: keep it in (pinned, so copies can overlap) host memory.
-    for (auto* part : parts) *part = part->pin_memory();
-    d.staged = false;
+    d.staged = false;  // too large for the device: it stays in host memory, as read
   }
   return d;
 }
