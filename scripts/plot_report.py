@@ -67,7 +67,8 @@ def plot_memory(report, path):
         ratio = s.get("memory_ratio_vs_fp32")
         if ratio is not None:
             ax.annotate(f"{ratio:.2f}x", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom")
-    probe = report["trials"][0]["memory"]["probe"] if report["trials"] else "?"
+    # A skipped trial measured nothing (memory null): name the probe of one that ran.
+    probe = next((t["memory"]["probe"] for t in report["trials"] if t["memory"]), "?")
     ax.set(ylabel="MiB above the staged data", title=f"peak memory per mode ({probe})")
     fig.tight_layout()
     fig.savefig(path)

@@ -105,6 +105,7 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
       EXPECT_EQ(mode["status"], "skipped");
       EXPECT_NE(mode["detail"].get<std::string>().find("TF32"), std::string::npos);
       EXPECT_TRUE(mode["epochs"].empty());
+      EXPECT_TRUE(mode["memory"].is_null());  // nothing measured: null, not 0
       continue;
     }
     EXPECT_EQ(mode["status"], "ok");

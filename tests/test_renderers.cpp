@@ -1,5 +1,6 @@
 // Snapshot tests: every renderer on one fixed report, compared with the files in tests/snapshots/.
 // After an intended change, regenerate them with AMPBENCH_UPDATE_SNAPSHOTS=1 and review the diff.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -107,9 +108,33 @@ void expect_snapshot(const std::string& name, const std::string& actual) {
   EXPECT_EQ(actual, expected.str()) << "snapshot " << name << " differs";
 }
 
-// Every key of `instance` is declared by `schema` and every required key is present, recursively.
+// Whether `instance` is of a JSON-schema type ("integer" is a number without a fraction).
+bool has_type(const nlohmann::json& instance, const std::string& type) {
+  if (type == "object") return instance.is_object();
+  if (type == "array") return instance.is_array();
+  if (type == "string") return instance.is_string();
+  if (type == "boolean") return instance.is_boolean();
+  if (type == "null") return instance.is_null();
+  if (type == "integer") return instance.is_number_integer();
+  return type == "number" && instance.is_number();
+}
+
+// Every key of `instance` is declared by `schema`, every required key is present, and every value has a
+// declared type and, where the schema lists them, one of the allowed values; recursively.
 void expect_matches_schema(const nlohmann::json& instance, const nlohmann::json& schema,
                            const std::string& where) {
+  if (schema.contains("type")) {
+    auto types = schema["type"].is_array() ? schema["type"] : nlohmann::json::array({schema["type"]});
+    bool matches = std::any_of(types.begin(), types.end(), [&](const nlohmann::json& type) {
+      return has_type(instance, type.get<std::string>());
+    });
+    EXPECT_TRUE(matches) << where << " is " << instance.dump() << ", not of type " << schema["type"].dump();
+  }
+  if (schema.contains("enum")) {
+    const auto& allowed = schema["enum"];
+    EXPECT_NE(std::find(allowed.begin(), allowed.end(), instance), allowed.end())
+        << where << " is " << instance.dump() << ", not one of " << allowed.dump();
+  }
   if (schema.contains("properties") && instance.is_object()) {
     for (const auto& [key, value] : instance.items()) {
       ASSERT_TRUE(schema["properties"].contains(key)) << where << "/" << key << " is not in the schema";

@@ -55,6 +55,17 @@ nlohmann::json loss_scale_json(const std::optional<LossScaleTrace>& trace) {
           {"longest_backoff_run", trace->longest_backoff_run}};
 }
 
+// null for a trial that never ran (skipped): there is nothing measured, and 0 would read as a figure.
+nlohmann::json memory_json(const TrialRecord& t) {
+  if (t.status == "skipped") return nullptr;
+  return {{"probe", t.memory.probe},
+          {"baseline_bytes", t.memory.baseline_bytes},
+          {"peak_bytes", t.memory.peak_bytes},
+          {"peak_reserved_bytes", optional_json(t.memory.peak_reserved_bytes)},
+          {"static_bytes", optional_json(t.memory.static_bytes)},
+          {"activation_peak_bytes", optional_json(t.memory.activation_peak_bytes())}};
+}
+
 nlohmann::json trial_json(const TrialRecord& t) {
   nlohmann::json epochs = nlohmann::json::array();
   for (const auto& e : t.epochs) epochs.push_back(epoch_json(e));
@@ -70,13 +81,7 @@ nlohmann::json trial_json(const TrialRecord& t) {
           {"tf32", t.tf32},
           {"cudnn_benchmark", t.cudnn_benchmark},
           {"channels_last", t.channels_last},
-          {"memory",
-           {{"probe", t.memory.probe},
-            {"baseline_bytes", t.memory.baseline_bytes},
-            {"peak_bytes", t.memory.peak_bytes},
-            {"peak_reserved_bytes", optional_json(t.memory.peak_reserved_bytes)},
-            {"static_bytes", optional_json(t.memory.static_bytes)},
-            {"activation_peak_bytes", optional_json(t.memory.activation_peak_bytes())}}},
+          {"memory", memory_json(t)},
           {"loss_scale", loss_scale_json(t.loss_scale_trace)},
           {"epochs", epochs}};
 }
