@@ -71,11 +71,12 @@ def synthetic_tokens(d):
 
 
 def make_data(data):
+    """The four tensors (train inputs, labels, val inputs, labels) and the number of classes or tokens."""
     (source, d), = data.items()
     if source == "synthetic":
-        return synthetic_images(d), False
+        return synthetic_images(d), d["classes"]
     if source == "synthetic_tokens":
-        return synthetic_tokens(d), True
+        return synthetic_tokens(d), d["vocab"]
     sys.exit(f"peer_pytorch.py: the {source} source is not implemented in the peer (synthetic ones are)")
 
 
@@ -334,10 +335,9 @@ def main():
     cfg = resolved_config(args, overrides)
     spec = cfg["device"]
     device = torch.device("cuda" if spec == "auto" and torch.cuda.is_available() else "cpu" if spec == "auto" else spec)
-    (x_train, y_train, x_val, y_val), tokens = make_data(cfg["data"])
-    shape, classes = list(x_train.shape[1:]), int(cfg["data"][next(iter(cfg["data"]))].get(
-        "vocab", cfg["data"][next(iter(cfg["data"]))].get("classes")))
-    data = [t.to(device) for t in (x_train, y_train, x_val, y_val)]
+    tensors, classes = make_data(cfg["data"])
+    shape = list(tensors[0].shape[1:])
+    data = [t.to(device) for t in tensors]
 
     trials, rates = [], {}
     for trial in range(1, cfg["repeats"] + 1):
