@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data_files.h"
+#include "temp_dir_test.h"
 
 namespace fs = std::filesystem;
 
@@ -29,18 +30,8 @@ std::string read_file(const fs::path& path) {
   return text.str();
 }
 
-class Cli : public ::testing::Test {
+class Cli : public ampbench::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    // Per process as well as per test: two suites (say a sanitizer build) may run at once.
-    dir_ = fs::temp_directory_path() /
-           ("ampbench_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-            "_" + std::to_string(getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   Result run(const std::string& args) {
     auto err_path = dir_ / "stderr.txt";
     std::string command = std::string(AMPBENCH_BINARY) + " " + args + " 2>" + err_path.string();
@@ -76,8 +67,6 @@ class Cli : public ::testing::Test {
     for (const auto& entry : fs::directory_iterator(dir_ / "out")) out.push_back(entry.path());
     return out;
   }
-
-  fs::path dir_;
 };
 
 size_t line_count(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }

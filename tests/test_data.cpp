@@ -11,6 +11,7 @@
 #include "data/file_readers.h"
 #include "data/synthetic_dataset.h"
 #include "data_files.h"
+#include "temp_dir_test.h"
 
 namespace fs = std::filesystem;
 using ampbench::config::ConfigError;
@@ -18,14 +19,8 @@ using namespace ampbench::test_data;
 
 namespace {
 
-class DataFiles : public ::testing::Test {
+class DataFiles : public ampbench::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ampbench_data_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   void write(const std::string& name, const std::vector<uint8_t>& bytes) {
     std::ofstream(dir_ / name, std::ios::binary)
         .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
@@ -40,8 +35,6 @@ class DataFiles : public ::testing::Test {
     }
     return "no error";
   }
-
-  fs::path dir_;
 };
 
 }  // namespace

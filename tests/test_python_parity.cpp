@@ -20,18 +20,14 @@
 #include "train/experiment.h"
 #include "train/model_state.h"
 
+#include "temp_dir_test.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-class PythonParity : public ::testing::Test {
+class PythonParity : public ampbench::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ampbench_parity_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // Runs a command; its output goes to the failure message.
   void shell(const std::string& command) {
     auto log = dir_ / "command.log";
@@ -55,8 +51,6 @@ class PythonParity : public ::testing::Test {
     auto bytes = read(path);
     return torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toGenericDict();
   }
-
-  fs::path dir_;
 };
 
 // Equal bit for bit, NaN payloads included (torch::equal calls NaN unequal to itself).
