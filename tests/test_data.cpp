@@ -1,6 +1,4 @@
 // The data readers on tiny files written here in each format, and the Markov-chain token data.
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 

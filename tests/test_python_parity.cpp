@@ -1,7 +1,5 @@
 // ampbench's GradScaler and fp16 training loop against PyTorch-Python's own (torch.amp.GradScaler,
 // torch.autocast, fused SGD), run by the scripts in tests/parity/ with the project's Python torch.
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
