@@ -54,3 +54,19 @@ TEST(Statistics, BootstrapIntervalHoldsTheRatioAndIsReproducible) {
   EXPECT_EQ(again->high, interval->high);
   EXPECT_FALSE(bootstrap_ratio_of_medians({2.0}, slow).has_value());
 }
+
+TEST(Statistics, BootstrapMedianIntervalCoversTheMedianAndNarrowsWithLessSpread) {
+  std::vector<double> tight{1.00, 1.01, 0.99, 1.02, 0.98, 1.00, 1.01};
+  std::vector<double> loose{1.00, 1.20, 0.80, 1.30, 0.70, 1.00, 1.10};
+  auto a = bootstrap_median(tight);
+  auto b = bootstrap_median(loose);
+  ASSERT_TRUE(a.has_value());
+  ASSERT_TRUE(b.has_value());
+  EXPECT_LE(a->low, 1.0);
+  EXPECT_GE(a->high, 1.0);
+  EXPECT_GE(a->low, 0.98);  // a median's bootstrap never leaves the samples' range
+  EXPECT_LE(a->high, 1.02);
+  EXPECT_LT(a->high - a->low, b->high - b->low);
+  EXPECT_EQ(bootstrap_median(tight)->low, a->low);  // fixed seed: reproducible
+  EXPECT_FALSE(bootstrap_median({1.0}).has_value());
+}

@@ -85,27 +85,48 @@ std::vector<size_t> mad_outliers(const std::vector<double>& x, double threshold)
   return out;
 }
 
+namespace {
+
+// The median of a resample of x, drawn with replacement.
+double resample_median(const std::vector<double>& x, std::mt19937_64& rng) {
+  std::uniform_int_distribution<size_t> pick(0, x.size() - 1);
+  std::vector<double> sample(x.size());
+  for (auto& v : sample) v = x[pick(rng)];
+  return *median(sample);
+}
+
+// The central `confidence` share of bootstrap estimates.
+std::optional<Interval> percentile_interval(const std::vector<double>& estimates, double confidence) {
+  if (estimates.empty()) return std::nullopt;
+  auto s = sorted(estimates);
+  double tail = (1.0 - confidence) / 2.0;
+  return Interval{quantile_of_sorted(s, tail), quantile_of_sorted(s, 1.0 - tail)};
+}
+
+}  // namespace
+
 std::optional<Interval> bootstrap_ratio_of_medians(const std::vector<double>& a, const std::vector<double>& b,
                                                    double confidence, int resamples, uint64_t seed) {
   if (a.size() < 2 || b.size() < 2 || resamples < 1) return std::nullopt;
   std::mt19937_64 rng(seed);
-  auto resample_median = [&](const std::vector<double>& x) {
-    std::uniform_int_distribution<size_t> pick(0, x.size() - 1);
-    std::vector<double> sample(x.size());
-    for (auto& v : sample) v = x[pick(rng)];
-    return *median(sample);
-  };
   std::vector<double> ratios;
   ratios.reserve(static_cast<size_t>(resamples));
   for (int i = 0; i < resamples; ++i) {
-    double denominator = resample_median(b);
-    double numerator = resample_median(a);
+    double denominator = resample_median(b, rng);
+    double numerator = resample_median(a, rng);
     if (denominator != 0.0) ratios.push_back(numerator / denominator);
   }
-  if (ratios.empty()) return std::nullopt;
-  auto s = sorted(ratios);
-  double tail = (1.0 - confidence) / 2.0;
-  return Interval{quantile_of_sorted(s, tail), quantile_of_sorted(s, 1.0 - tail)};
+  return percentile_interval(ratios, confidence);
+}
+
+std::optional<Interval> bootstrap_median(const std::vector<double>& x, double confidence, int resamples,
+                                         uint64_t seed) {
+  if (x.size() < 2 || resamples < 1) return std::nullopt;
+  std::mt19937_64 rng(seed);
+  std::vector<double> medians;
+  medians.reserve(static_cast<size_t>(resamples));
+  for (int i = 0; i < resamples; ++i) medians.push_back(resample_median(x, rng));
+  return percentile_interval(medians, confidence);
 }
 
 Summary summarize_samples(const std::vector<double>& x) {

@@ -37,6 +37,10 @@ struct Interval {
 std::optional<Interval> bootstrap_ratio_of_medians(const std::vector<double>& a, const std::vector<double>& b,
                                                    double confidence = 0.95, int resamples = 2000,
                                                    uint64_t seed = 0x5eed);
+// Percentile bootstrap interval of median(x), for paired measurements reduced to one series (e.g. the
+// per-round ratios of two alternated runs). Needs two samples; fixed seed as above.
+std::optional<Interval> bootstrap_median(const std::vector<double>& x, double confidence = 0.95,
+                                         int resamples = 2000, uint64_t seed = 0x5eed);
 
 // All of the above for one series, as the report shows it.
 struct Summary {
