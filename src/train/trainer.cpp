@@ -78,11 +78,10 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
   const auto memory_format =
       train.channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
 
-  auto on_device = torch::TensorOptions().device(device_);
-  auto loss_sum = torch::zeros({}, on_device.dtype(torch::kFloat32));
-  // Marks the steps whose loss was NaN or inf: real divergence, unlike fp16's skipped steps, whose
-  // loss is finite and whose overflow is in the scaled gradients.
-  auto nonfinite = torch::zeros({steps}, on_device.dtype(torch::kBool));
+  // Every step's loss, written in place on the device (one copy per step, no reduction): the epoch's
+  // training loss and the divergence check (NaN or inf in the loss, unlike fp16's skipped steps, whose
+  // loss is finite and whose overflow is in the scaled gradients) are read from it after the timed region.
+  auto step_losses = torch::zeros({steps}, torch::TensorOptions().device(device_).dtype(torch::kFloat32));
   std::vector<torch::Tensor> orders;
   record.warmup_steps_excluded = train.warmup_steps;
   auto step_timer = measure::make_step_timer(device_, steps);
@@ -93,8 +92,6 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
     orders.push_back(order_cpu);
     // Batches are cut where the data lives: on the device, or (data too large for it) in host memory.
     auto order = dataset_.staged ? order_cpu.to(device_) : order_cpu;
-    loss_sum.zero_();
-    nonfinite.zero_();
     model.train();
     optimizer->zero_grad();
     const int64_t first_timed_step = epoch == 1 ? train.warmup_steps : 0;
@@ -117,8 +114,7 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
       const int64_t global_step = (epoch - 1) * steps + step + 1;
       if (fault_ && fault_->mode == mode && fault_->step == global_step)
         loss = inject(*fault_, loss, global_step);
-      nonfinite.select(0, step).copy_(loss.detach().isfinite().logical_not());
-      loss_sum.add_(loss.detach());
+      step_losses.select(0, step).copy_(loss.detach());
       auto scaled = loss / static_cast<double>(train.accumulation_steps);
       (scaler ? scaler->scale(scaled) : scaled).backward();
 
@@ -150,7 +146,6 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
     for (int64_t step = 0; step < first_timed_step && !(stopped = StopRequest::requested()); ++step) {
       train_step(step);
     }
-    loss_sum.zero_();  // warm-up steps stay out of every figure, the training loss included
     measure::synchronize(device_);
     auto start = std::chrono::steady_clock::now();
     step_timer->start();
@@ -173,7 +168,8 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
       scale_recorder->read_epoch(epoch, steps);
       record.loss_scale_trace = scale_recorder->trace();
     }
-    auto bad_steps = nonfinite.nonzero();
+    auto losses = step_losses.to(torch::kCPU, torch::kFloat64);
+    auto bad_steps = losses.isfinite().logical_not().nonzero();
     if (bad_steps.size(0) > 0) {
       record.status = "diverged";
       record.stopped_at_step = (epoch - 1) * steps + bad_steps[0][0].item<int64_t>() + 1;
@@ -189,7 +185,8 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
     e.timed_steps = steps - first_timed_step;
     e.timed_samples = e.timed_steps * train.batch_size;
     e.samples_per_second = e.seconds > 0 ? static_cast<double>(e.timed_samples) / e.seconds : 0.0;
-    e.train_loss = loss_sum.item<double>() / static_cast<double>(e.timed_steps);
+    // Warm-up steps stay out of every figure, the training loss included.
+    e.train_loss = losses.narrow(0, first_timed_step, e.timed_steps).mean().item<double>();
     if (progress) progress->last_train_loss.store(e.train_loss, std::memory_order_relaxed);
     e.step_seconds = step_timer->read();
     if (scaler) {
