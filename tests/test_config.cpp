@@ -59,13 +59,15 @@ TEST(Config, AValidConfigParsesWithDefaultsFilledIn) {
 
 TEST(Config, EveryShippedConfigParses) {
   int count = 0;
-  for (const auto& file : std::filesystem::directory_iterator(AMPBENCH_SOURCE_DIR "/configs")) {
-    if (file.path().extension() != ".json") continue;
-    SCOPED_TRACE(file.path().string());
-    EXPECT_NO_THROW(parse_experiment_config(ampbench::config::read_config_file(file.path())));
-    ++count;
+  for (const char* folder : {"/configs", "/benchmarks"}) {
+    for (const auto& file : std::filesystem::directory_iterator(std::string(AMPBENCH_SOURCE_DIR) + folder)) {
+      if (file.path().extension() != ".json") continue;
+      SCOPED_TRACE(file.path().string());
+      EXPECT_NO_THROW(parse_experiment_config(ampbench::config::read_config_file(file.path())));
+      ++count;
+    }
   }
-  EXPECT_GT(count, 0);
+  EXPECT_GT(count, 1);
 }
 
 TEST(Config, ErrorsNameTheJsonPathAndTheProblem) {
