@@ -70,6 +70,58 @@ def synthetic_tokens(d):
     return (*split(d["train_samples"]), *split(d["val_samples"]))
 
 
+def file_bytes(path):
+    """A data file's bytes as a uint8 tensor. ampbench has already checked the files' formats in depth;
+    the peer only needs to read them the same way."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        sys.exit(f"peer_pytorch.py: cannot read {path}: {e.strerror}")
+    return torch.frombuffer(bytearray(data), dtype=torch.uint8)
+
+
+def idx(path, rank):
+    data = file_bytes(path)
+    dims = [int.from_bytes(bytes(data[4 + 4 * i:8 + 4 * i].tolist()), "big") for i in range(rank)]
+    return data[4 + 4 * rank:].reshape(dims)
+
+
+def mnist(d):
+    def split(prefix):
+        images = idx(Path(d["dir"]) / f"{prefix}-images-idx3-ubyte", 3)
+        labels = idx(Path(d["dir"]) / f"{prefix}-labels-idx1-ubyte", 1)
+        return images.unsqueeze(1).to(torch.float32).div_(255.0), labels.to(torch.int64)
+
+    return (*split("train"), *split("t10k"))
+
+
+def cifar10(d):
+    def split(names):
+        records = torch.cat([file_bytes(Path(d["dir"]) / name) for name in names]).reshape(-1, 1 + 3 * 32 * 32)
+        return records[:, 1:].reshape(-1, 3, 32, 32).to(torch.float32).div_(255.0), records[:, 0].to(torch.int64)
+
+    return (*split([f"data_batch_{i}.bin" for i in range(1, 6)]), *split(["test_batch.bin"]))
+
+
+def token_files(d):
+    def split(name):
+        ids = file_bytes(Path(d["dir"]) / name).view(torch.int16).to(torch.int64) & 0xFFFF  # little-endian uint16
+        windows = (ids.numel() - 1) // d["context"]
+        length = windows * d["context"]
+        return ids[:length].view(windows, -1).clone(), ids[1:length + 1].view(windows, -1).clone()
+
+    return (*split("train.bin"), *split("val.bin"))
+
+
+def first(tensors, train_limit, val_limit):
+    """ampbench's sample limits on file sources: the first N, where 0 < N < all."""
+    def cut(t, limit):
+        return t[:limit] if 0 < limit < t.size(0) else t
+
+    x, y, xv, yv = tensors
+    return cut(x, train_limit), cut(y, train_limit), cut(xv, val_limit), cut(yv, val_limit)
+
+
 def make_data(data):
     """The four tensors (train inputs, labels, val inputs, labels) and the number of classes or tokens."""
     (source, d), = data.items()
@@ -77,7 +129,9 @@ def make_data(data):
         return synthetic_images(d), d["classes"]
     if source == "synthetic_tokens":
         return synthetic_tokens(d), d["vocab"]
-    sys.exit(f"peer_pytorch.py: the {source} source is not implemented in the peer (synthetic ones are)")
+    readers = {"mnist": (mnist, 10), "cifar10": (cifar10, 10), "tokens": (token_files, d.get("vocab"))}
+    reader, classes = readers[source]
+    return first(reader(d), d["train_samples"], d["val_samples"]), classes
 
 
 def epoch_order(seed, epoch, n):

@@ -18,6 +18,7 @@
 #include "train/experiment.h"
 #include "train/model_state.h"
 
+#include "data_files.h"
 #include "temp_dir_test.h"
 
 namespace fs = std::filesystem;
@@ -43,6 +44,44 @@ class PythonParity : public ampbench::testing::TempDirTest {
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
+  }
+
+  void write(const std::string& name, const std::vector<uint8_t>& bytes) {
+    std::ofstream(dir_ / name, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+
+  static std::vector<uint8_t> labels(uint8_t count) {
+    std::vector<uint8_t> out;
+    for (uint8_t i = 0; i < count; ++i) out.push_back(uint8_t(i % 10));
+    return ampbench::test_data::idx_labels(out);
+  }
+
+  // Runs `config` (on the CPU) through ampbench and through scripts/peer_pytorch.py and expects the
+  // same modes, each with the same validation loss, bit for bit.
+  void expect_same_validation_losses(nlohmann::json config, size_t modes) {
+    config["name"] = "peer";
+    config["device"] = "cpu";
+    config["output"] = {{"dir", (dir_ / "runs").string()}};
+    SCOPED_TRACE(config.dump());
+    std::ofstream(dir_ / "config.json") << config.dump();
+    const auto config_path = (dir_ / "config.json").string();
+    ASSERT_NO_FATAL_FAILURE(shell(std::string(AMPBENCH_BINARY) + " --config " + config_path +
+                                  " -q --export-json " + (dir_ / "a.json").string()));
+    ASSERT_NO_FATAL_FAILURE(shell(std::string(AMPBENCH_TEST_PYTHON) +
+                                  " " AMPBENCH_SOURCE_DIR "/scripts/peer_pytorch.py " + config_path +
+                                  " --out " + (dir_ / "b.json").string() + " --ampbench " AMPBENCH_BINARY));
+    auto ampbench = nlohmann::json::parse(read(dir_ / "a.json"));
+    auto peer = nlohmann::json::parse(read(dir_ / "b.json"));
+    ASSERT_EQ(peer["summary"].size(), modes);
+    ASSERT_EQ(ampbench["summary"].size(), modes);
+    for (size_t i = 0; i < modes; ++i) {
+      SCOPED_TRACE(peer["summary"][i]["mode"].get<std::string>());
+      EXPECT_EQ(peer["summary"][i]["mode"], ampbench["summary"][i]["mode"]);
+      EXPECT_EQ(peer["summary"][i]["val_loss"].get<double>(),
+                ampbench["summary"][i]["val_loss"].get<double>());
+      EXPECT_GT(peer["summary"][i]["samples_per_second"]["median"].get<double>(), 0);
+    }
   }
 
   static c10::Dict<c10::IValue, c10::IValue> load(const fs::path& path) {
@@ -175,23 +214,47 @@ TEST_F(PythonParity, ThePythonPeerRunsTheSameExperiment) {
       {"data",
        {{"synthetic", {{"train_samples", 128}, {"val_samples", 32}, {"shape", {3, 4, 4}}, {"classes", 4}}}}},
       {"train", {{"epochs", 2}, {"batch_size", 16}, {"warmup_steps", 1}, {"clip_grad_norm", 1.0}}},
-      {"precision", {{"modes", {"fp32", "fp16", "bf16"}}}},
-      {"device", "cpu"},
-      {"output", {{"dir", (dir_ / "runs").string()}}}};
-  std::ofstream(dir_ / "config.json") << config.dump();
-  const auto config_path = (dir_ / "config.json").string();
-  ASSERT_NO_FATAL_FAILURE(shell(std::string(AMPBENCH_BINARY) + " --config " + config_path +
-                                " -q --export-json " + (dir_ / "a.json").string()));
-  ASSERT_NO_FATAL_FAILURE(shell(std::string(AMPBENCH_TEST_PYTHON) +
-                                " " AMPBENCH_SOURCE_DIR "/scripts/peer_pytorch.py " + config_path +
-                                " --out " + (dir_ / "b.json").string() + " --ampbench " AMPBENCH_BINARY));
-  auto ampbench = nlohmann::json::parse(read(dir_ / "a.json"));
-  auto peer = nlohmann::json::parse(read(dir_ / "b.json"));
-  ASSERT_EQ(peer["summary"].size(), 3u);
-  for (size_t i = 0; i < 3; ++i) {
-    SCOPED_TRACE(peer["summary"][i]["mode"].get<std::string>());
-    EXPECT_EQ(peer["summary"][i]["mode"], ampbench["summary"][i]["mode"]);
-    EXPECT_EQ(peer["summary"][i]["val_loss"].get<double>(), ampbench["summary"][i]["val_loss"].get<double>());
-    EXPECT_GT(peer["summary"][i]["samples_per_second"]["median"].get<double>(), 0);
-  }
+      {"precision", {{"modes", {"fp32", "fp16", "bf16"}}}}};
+  ASSERT_NO_FATAL_FAILURE(expect_same_validation_losses(config, 3));
+}
+
+TEST_F(PythonParity, ThePythonPeerReadsTheSameDataFiles) {
+  // The peer's readers of each file format give the very data ampbench's do: the same model trained on
+  // them ends at the same validation loss, bit for bit (fp32; limits on the sample counts included).
+  using namespace ampbench::test_data;
+  fs::create_directories(dir_ / "mnist");
+  write("mnist/train-images-idx3-ubyte", idx_images(40, 6, 6));
+  write("mnist/train-labels-idx1-ubyte", labels(40));
+  write("mnist/t10k-images-idx3-ubyte", idx_images(12, 6, 6));
+  write("mnist/t10k-labels-idx1-ubyte", labels(12));
+  fs::create_directories(dir_ / "cifar");
+  for (int i = 1; i <= 5; ++i) write("cifar/data_batch_" + std::to_string(i) + ".bin", cifar_records(4, i));
+  write("cifar/test_batch.bin", cifar_records(6, 7));
+  fs::create_directories(dir_ / "tokens");
+  std::vector<uint16_t> ids;
+  for (uint32_t i = 0; i < 700; ++i) ids.push_back(uint16_t((i * 7919u) % 40000u));  // ids above 32767 too
+  write("tokens/train.bin", uint16_tokens(ids));
+  write("tokens/val.bin", uint16_tokens(std::vector<uint16_t>(ids.begin(), ids.begin() + 200)));
+
+  const nlohmann::json mlp = {{"type", "mlp"}, {"options", {{"width", 16}, {"depth", 1}}}};
+  const nlohmann::json train = {{"epochs", 2}, {"batch_size", 8}, {"warmup_steps", 1}};
+  const nlohmann::json fp32 = {{"modes", {"fp32"}}};
+  ASSERT_NO_FATAL_FAILURE(expect_same_validation_losses(
+      {{"model", mlp},
+       {"data", {{"mnist", {{"dir", (dir_ / "mnist").string()}, {"train_samples", 32}}}}},
+       {"train", train},
+       {"precision", fp32}},
+      1));
+  ASSERT_NO_FATAL_FAILURE(expect_same_validation_losses(
+      {{"model", mlp},
+       {"data", {{"cifar10", {{"dir", (dir_ / "cifar").string()}, {"val_samples", 4}}}}},
+       {"train", train},
+       {"precision", fp32}},
+      1));
+  ASSERT_NO_FATAL_FAILURE(expect_same_validation_losses(
+      {{"model", {{"type", "gpt"}, {"options", {{"n_layer", 1}, {"n_head", 2}, {"d_model", 16}}}}},
+       {"data", {{"tokens", {{"dir", (dir_ / "tokens").string()}, {"context", 8}, {"vocab", 40000}}}}},
+       {"train", train},
+       {"precision", fp32}},
+      1));
 }
