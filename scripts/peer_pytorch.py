@@ -290,6 +290,28 @@ def synchronize(device):
         torch.cuda.synchronize(device)
 
 
+class StepMarks:
+    """Step times as ampbench takes them: the host clock on the CPU, CUDA events (recorded in the loop,
+    read after it) on a GPU; never a sync in the loop."""
+
+    def __init__(self, device, steps):
+        self.cuda = device.type == "cuda"
+        self.events = [torch.cuda.Event(enable_timing=True) for _ in range(steps + 1)] if self.cuda else None
+        self.times = []
+
+    def mark(self):
+        if self.cuda:
+            self.events[len(self.times)].record()
+            self.times.append(None)
+        else:
+            self.times.append(time.perf_counter())
+
+    def seconds(self):
+        if self.cuda:
+            return [a.elapsed_time(b) / 1000 for a, b in zip(self.events, self.events[1:len(self.times)])]
+        return [b - a for a, b in zip(self.times, self.times[1:])]
+
+
 def train_mode(cfg, mode, data, shape, classes, device):
     train, precision = cfg["train"], cfg["precision"]
     x_train, y_train, x_val, y_val = data
@@ -345,17 +367,20 @@ def train_mode(cfg, mode, data, shape, classes, device):
         for i in range(first):
             step(order, i)
         loss_sum = torch.zeros((), device=device)
+        marks = StepMarks(device, steps - first)
         synchronize(device)
         start = time.perf_counter()
+        marks.mark()
         for i in range(first, steps):
             loss_sum += step(order, i)
+            marks.mark()
         synchronize(device)
         seconds = time.perf_counter() - start
         val_loss, val_accuracy = evaluate(model, x_val, y_val, batch, dtype, device, memory_format)
         timed = steps - first
         epochs.append({"epoch": epoch, "seconds": seconds, "timed_steps": timed, "timed_samples": timed * batch,
                        "samples_per_second": timed * batch / seconds, "train_loss": loss_sum.item() / timed,
-                       "val_loss": val_loss, "val_accuracy": val_accuracy})
+                       "val_loss": val_loss, "val_accuracy": val_accuracy, "step_seconds": marks.seconds()})
     peak = torch.cuda.max_memory_allocated(device) - baseline if device.type == "cuda" else None
     return epochs, peak
 
