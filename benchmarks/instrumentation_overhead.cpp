@@ -23,6 +23,7 @@
 #include "data/batch_order.h"
 #include "data/load_dataset.h"
 #include "measure/device.h"
+#include "measure/host_malloc.h"
 #include "measure/statistics.h"
 #include "models/registry.h"
 #include "optim/grad_clipping.h"
@@ -87,6 +88,7 @@ double bare_epoch(const config::ExperimentConfig& config, const data::Dataset& d
 }  // namespace
 
 int main(int argc, char** argv) {
+  measure::settle_host_malloc();  // as ampbench itself runs
   CLI::App app("instrumentation_overhead: ampbench's Trainer against a bare training loop, epoch by epoch");
   std::string config_path;
   std::vector<std::string> modes;

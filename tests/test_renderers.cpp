@@ -68,6 +68,7 @@ RunReport fixed_report() {
   env.device_name = env.cpu_model = "Test CPU";
   env.cpu_cores = 2;
   env.torch_threads = 2;
+  env.host_malloc = "default";
   env.hostname = "host";
   env.config_hash = "00000000deadbeef";
   env.seed = 0;

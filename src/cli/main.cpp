@@ -18,6 +18,7 @@
 #include "cli/progress_line.h"
 #include "config/experiment_config.h"
 #include "measure/device.h"
+#include "measure/host_malloc.h"
 #include "models/registry.h"
 #include "report/compare.h"
 #include "report/console_report.h"
@@ -204,6 +205,7 @@ int run_compare(const ampbench::cli::CompareOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ampbench::measure::settle_host_malloc();  // before LibTorch allocates anything
   CLI::App app{"", "ampbench"};
   ampbench::cli::CliOptions options;
   ampbench::cli::CompareOptions compare_options;

@@ -13,6 +13,7 @@
 
 #include "measure/build_info.h"
 #include "measure/gpu_info.h"
+#include "measure/host_malloc.h"
 #include "util/fnv1a.h"
 
 namespace ampbench::measure {
@@ -87,6 +88,7 @@ Environment capture_environment(const torch::Device& device, const nlohmann::jso
   }
   env.cpu_cores = static_cast<int>(std::thread::hardware_concurrency());
   env.torch_threads = at::get_num_threads();
+  env.host_malloc = host_malloc_description();
   char host[256] = {};
   env.hostname = gethostname(host, sizeof host - 1) == 0 ? host : "unknown";
   env.config_hash = config_hash(resolved_config);

@@ -25,6 +25,7 @@ struct Environment {
   std::string cpu_model;
   int cpu_cores = 0;
   int torch_threads = 0;
+  std::string host_malloc;  // how host memory is allocated: see host_malloc.h
   std::string hostname;
   std::string config_hash;  // FNV-1a of the resolved config's JSON: equal hashes, same experiment
   uint64_t seed = 0;

@@ -24,6 +24,7 @@ nlohmann::json environment_json(const measure::Environment& env) {
           {"cpu_model", env.cpu_model},
           {"cpu_cores", env.cpu_cores},
           {"torch_threads", env.torch_threads},
+          {"host_malloc", env.host_malloc},
           {"hostname", env.hostname},
           {"config_hash", env.config_hash},
           {"seed", env.seed},
