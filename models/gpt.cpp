@@ -13,6 +13,14 @@ torch::nn::Linear linear(int64_t in, int64_t out) {
 
 torch::nn::LayerNorm layer_norm(int64_t d) { return torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})); }
 
+// A Linear layer applied through ATen's linear, as PyTorch-Python's nn.Linear is. The C++ frontend's
+// Linear::forward runs a [B, T, C] input as a matmul followed by a separate in-place bias add: one more
+// pass over the output each way, and under autocast a second rounding to 16 bits. ATen folds the bias
+// into the one GEMM.
+torch::Tensor affine(const torch::nn::Linear& layer, const torch::Tensor& x) {
+  return at::linear(x, layer->weight, layer->bias);
+}
+
 }  // namespace
 
 CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_head)
@@ -25,10 +33,10 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   auto heads = [&](const torch::Tensor& t) {
     return t.view({batch, length, n_head_, width / n_head_}).transpose(1, 2);
   };
-  auto qkv = qkv_->forward(x).split(width, 2);
+  auto qkv = affine(qkv_, x).split(width, 2);
   auto y = at::scaled_dot_product_attention(heads(qkv[0]), heads(qkv[1]), heads(qkv[2]), /*attn_mask=*/{},
                                             /*dropout_p=*/0.0, /*is_causal=*/true);
-  return projection_->forward(y.transpose(1, 2).contiguous().view({batch, length, width}));
+  return affine(projection_, y.transpose(1, 2).contiguous().view({batch, length, width}));
 }
 
 GptBlockImpl::GptBlockImpl(int64_t d_model, int64_t n_head)
@@ -40,8 +48,8 @@ GptBlockImpl::GptBlockImpl(int64_t d_model, int64_t n_head)
 
 torch::Tensor GptBlockImpl::forward(torch::Tensor x) {
   x = x + attention_->forward(ln_1_->forward(x));
-  return x + contract_->forward(
-                 F::gelu(expand_->forward(ln_2_->forward(x)), F::GELUFuncOptions().approximate("tanh")));
+  return x + affine(contract_,
+                    F::gelu(affine(expand_, ln_2_->forward(x)), F::GELUFuncOptions().approximate("tanh")));
 }
 
 GptImpl::GptImpl(const GptOptions& options) {
