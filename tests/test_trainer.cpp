@@ -4,8 +4,10 @@
 #include <torch/torch.h>
 
 #include "config/experiment_config.h"
+#include "data/batch_order.h"
 #include "data/load_dataset.h"
 #include "models/registry.h"
+#include "train/classification_loss.h"
 #include "train/experiment.h"
 #include "train/first_batch_gradient.h"
 #include "train/trainer.h"
@@ -166,4 +168,36 @@ TEST(Trainer, DataLeftInHostMemoryTrainsTheSameAsStagedData) {
   ASSERT_EQ(b.status, "ok");
   EXPECT_EQ(a.epochs.at(0).val_loss, b.epochs.at(0).val_loss);
   EXPECT_EQ(a.data_order_checksum, b.data_order_checksum);
+}
+
+TEST(Trainer, TheTrainingLossIsTheMeanOfTheTimedStepsLossesWarmUpLeftOut) {
+  // A learning rate far below fp32's resolution leaves the weights as they were, so each step's loss can
+  // be recomputed here from the same batches; 8 steps an epoch, the first 3 of them warm-up.
+  auto doc = fp16_config(1, 1.0);
+  doc["precision"]["modes"] = {"fp32"};
+  doc["train"]["warmup_steps"] = 3;
+  doc["train"]["optimizer"] = {{"type", "sgd"}, {"lr", 1e-30}, {"momentum", 0.0}};
+  auto config = ampbench::config::parse_experiment_config(doc);
+  auto dataset = ampbench::data::load_dataset(config.data, torch::kCPU);
+  ampbench::models::InputSpec input{dataset.sample_shape, dataset.num_classes, false};
+  auto model = ampbench::models::find_model("mlp")->build(config.model.options, input);
+  ampbench::report::TrialRecord record;
+  ampbench::train::Trainer(config, dataset, torch::kCPU)
+      .run(ampbench::amp::PrecisionMode::fp32, *model, record);
+
+  auto order = ampbench::data::epoch_order(config.seed, 1, dataset.train_size());
+  std::vector<double> losses;
+  torch::NoGradGuard no_grad;
+  for (int64_t step = 0; step < 8; ++step) {
+    auto index = order.narrow(0, step * 8, 8);
+    auto logits = model->forward(dataset.train_inputs.index_select(0, index));
+    losses.push_back(ampbench::train::classification_loss(logits, dataset.train_labels.index_select(0, index))
+                         .item<double>());
+  }
+  double timed = 0.0, all = 0.0;
+  for (int64_t step = 0; step < 8; ++step) (step >= 3 ? timed : all) += losses[step];
+  all += timed;
+  ASSERT_EQ(record.epochs.at(0).timed_steps, 5);
+  EXPECT_NEAR(record.epochs.at(0).train_loss, timed / 5.0, 1e-9);
+  EXPECT_GT(std::abs(all / 8.0 - timed / 5.0), 1e-6);  // the warm-up steps would show
 }
