@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# scripts/bench-vs-pytorch on a tiny config: two rounds in flipped order, a table with an interval and a
+# verdict per mode, the rounds' figures beside it, and one-line refusals of bad input (exit 2).
+# Usage: bench_vs_pytorch_test.sh AMPBENCH_BINARY
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ampbench=$1
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+cat > "$out/config.json" <<'JSON'
+{"name": "bench-test", "model": {"type": "mlp", "options": {"width": 16, "depth": 1}},
+ "data": {"synthetic": {"train_samples": 256, "val_samples": 16, "shape": [16], "classes": 4}},
+ "train": {"epochs": 1, "batch_size": 16, "warmup_steps": 1}, "device": "cpu"}
+JSON
+"$root/scripts/bench-vs-pytorch" "$out/config.json" --rounds 2 --modes fp32,bf16 --ampbench "$ampbench" \
+  --out "$out/results" > "$out/stdout" 2> "$out/stderr"
+grep "round" "$out/stderr" | awk '{print $NF}' | tr '\n' ' ' | grep -q "^ampbench PyTorch-Python PyTorch-Python ampbench " ||
+  { echo "rounds not in flipped order:"; cat "$out/stderr"; exit 1; }
+table=$(ls "$out"/results/config-*.md)
+for mode in fp32 bf16; do
+  grep -Eq "^\| $mode \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \| [0-9.]+-[0-9.]+ \| (met|not met|undecided) \|" "$table" ||
+    { echo "no row for $mode:"; cat "$table"; exit 1; }
+done
+python3 - "${table%.md}.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+assert len(report["rounds"]) == 2, report["rounds"]
+for row in report["rows"]:
+    low, high = row["ratio_ci95"]
+    assert row["ratio_min"] <= low <= row["ratio_median"] <= high <= row["ratio_max"], row
+PY
+for bad in "$out/missing.json --rounds 2" "$out/config.json --rounds 1"; do
+  status=0
+  # shellcheck disable=SC2086
+  "$root/scripts/bench-vs-pytorch" $bad --ampbench "$ampbench" --out "$out/results" 2> "$out/err" || status=$?
+  [[ $status == 2 && $(grep -c . "$out/err") == 1 ]] || { echo "bad input ($bad): exit $status"; cat "$out/err"; exit 1; }
+done
+echo "bench-vs-pytorch: 4 passed, 0 failed"
