@@ -114,7 +114,7 @@ def token_files(d):
     return (*split("train.bin"), *split("val.bin"))
 
 
-def first(tensors, train_limit, val_limit):
+def limited(tensors, train_limit, val_limit):
     """ampbench's sample limits on file sources: the first N, where 0 < N < all."""
     def cut(t, limit):
         return t[:limit] if 0 < limit < t.size(0) else t
@@ -132,7 +132,7 @@ def make_data(data):
         return synthetic_tokens(d), d["vocab"]
     readers = {"mnist": (mnist, 10), "cifar10": (cifar10, 10), "tokens": (token_files, d.get("vocab"))}
     reader, classes = readers[source]
-    return first(reader(d), d["train_samples"], d["val_samples"]), classes
+    return limited(reader(d), d["train_samples"], d["val_samples"]), classes
 
 
 def epoch_order(seed, epoch, n):
@@ -296,20 +296,19 @@ class StepMarks:
 
     def __init__(self, device, steps):
         self.cuda = device.type == "cuda"
-        self.events = [torch.cuda.Event(enable_timing=True) for _ in range(steps + 1)] if self.cuda else None
-        self.times = []
+        self.events = [torch.cuda.Event(enable_timing=True) for _ in range(steps + 1)] if self.cuda else []
+        self.marks = []  # recorded events, or clock readings
 
     def mark(self):
         if self.cuda:
-            self.events[len(self.times)].record()
-            self.times.append(None)
+            self.events[len(self.marks)].record()
+            self.marks.append(self.events[len(self.marks)])
         else:
-            self.times.append(time.perf_counter())
+            self.marks.append(time.perf_counter())
 
     def seconds(self):
-        if self.cuda:
-            return [a.elapsed_time(b) / 1000 for a, b in zip(self.events, self.events[1:len(self.times)])]
-        return [b - a for a, b in zip(self.times, self.times[1:])]
+        pairs = zip(self.marks, self.marks[1:])
+        return [a.elapsed_time(b) / 1000 for a, b in pairs] if self.cuda else [b - a for a, b in pairs]
 
 
 def train_mode(cfg, mode, data, shape, classes, device):
