@@ -2,9 +2,16 @@
 // Tiny data files in each format the readers take, written by the tests themselves.
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <vector>
 
 namespace ampbench::test_data {
+
+inline void write_bytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
 
 inline void put_u32(std::vector<uint8_t>& out, uint32_t v) {
   for (int shift : {24, 16, 8, 0}) out.push_back(uint8_t(v >> shift));

@@ -20,8 +20,7 @@ namespace {
 class DataFiles : public ampbench::testing::TempDirTest {
  protected:
   void write(const std::string& name, const std::vector<uint8_t>& bytes) {
-    std::ofstream(dir_ / name, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    ampbench::test_data::write_bytes(dir_ / name, bytes);
   }
   // The message the reader gives, or "no error".
   template <typename Read>

@@ -47,8 +47,7 @@ class PythonParity : public ampbench::testing::TempDirTest {
   }
 
   void write(const std::string& name, const std::vector<uint8_t>& bytes) {
-    std::ofstream(dir_ / name, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    ampbench::test_data::write_bytes(dir_ / name, bytes);
   }
 
   static std::vector<uint8_t> labels(uint8_t count) {
