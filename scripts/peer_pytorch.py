@@ -25,11 +25,17 @@ import torch.nn.functional as F
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def refuse(message, code=2):
+    """Bad input, as ampbench reports it: one line on stderr and exit code 2."""
+    print(message, file=sys.stderr)
+    sys.exit(code)
+
+
 def resolved_config(args, overrides):
     command = [args.ampbench, "--config", args.config, "--dry-run", *overrides]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
-        sys.exit(done.stderr.strip() or f"{command} failed")
+        refuse(done.stderr.strip() or f"{command} failed", done.returncode)
     return json.loads(done.stdout)
 
 
@@ -77,7 +83,7 @@ def file_bytes(path):
     try:
         data = Path(path).read_bytes()
     except OSError as e:
-        sys.exit(f"peer_pytorch.py: cannot read {path}: {e.strerror}")
+        refuse(f"peer_pytorch.py: cannot read {path}: {e.strerror}")
     return torch.frombuffer(bytearray(data), dtype=torch.uint8)
 
 
@@ -274,7 +280,7 @@ def build_model(model, shape, classes):
         return ResNet(block, blocks, classes, shape[0], options["stem"] == "cifar")
     if kind == "gpt":
         return Gpt(options, classes)
-    sys.exit(f"peer_pytorch.py: unknown model {kind}")
+    refuse(f"peer_pytorch.py: unknown model {kind}")
 
 
 # --- the loop: as src/train/trainer.cpp ------------------------------------------------------------------

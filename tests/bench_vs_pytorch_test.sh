@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/bench-vs-pytorch on a tiny config: two rounds in flipped order, a table with an interval and a
-# verdict per mode, the rounds' figures beside it, and one-line refusals of bad input (exit 2).
+# verdict per mode, the rounds' figures beside it, and one-line refusals of bad input (exit 2), the peer's
+# included.
 # Usage: bench_vs_pytorch_test.sh AMPBENCH_BINARY
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,4 +36,14 @@ for bad in "$out/missing.json --rounds 2" "$out/config.json --rounds 1"; do
   "$root/scripts/bench-vs-pytorch" $bad --ampbench "$ampbench" --out "$out/results" 2> "$out/err" || status=$?
   [[ $status == 2 && $(grep -c . "$out/err") == 1 ]] || { echo "bad input ($bad): exit $status"; cat "$out/err"; exit 1; }
 done
-echo "bench-vs-pytorch: 4 passed, 0 failed"
+python=$root/.venv/bin/python
+[[ -x $python ]] || python=python3
+sed 's|"synthetic": {[^}]*}|"mnist": {"dir": "'"$out"'/no-mnist"}|' "$out/config.json" > "$out/mnist.json"
+for bad in "$out/missing.json" "$out/mnist.json"; do
+  status=0
+  "$python" "$root/scripts/peer_pytorch.py" "$bad" --out "$out/peer.json" --ampbench "$ampbench" 2> "$out/err" ||
+    status=$?
+  [[ $status == 2 && $(grep -c . "$out/err") == 1 && ! -e $out/peer.json ]] ||
+    { echo "peer, bad input ($bad): exit $status"; cat "$out/err"; exit 1; }
+done
+echo "bench-vs-pytorch: 6 passed, 0 failed"
