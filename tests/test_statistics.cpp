@@ -1,3 +1,6 @@
+#include <cmath>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "measure/statistics.h"
