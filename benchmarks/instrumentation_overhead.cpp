@@ -94,10 +94,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> modes;
   int rounds = 10;
   std::optional<int64_t> train_samples;
+  std::optional<std::string> device_spec;
   app.add_option("-c,--config", config_path, "experiment config (JSON)")
       ->required()
       ->check(CLI::ExistingFile);
   app.add_option("--modes", modes, "precision modes (default: the config's)")->delimiter(',');
+  app.add_option("--device", device_spec, "auto, cpu, cuda or cuda:N (default: the config's)");
   app.add_option("--rounds", rounds, "alternating rounds per mode")->check(CLI::Range(2, 1000));
   app.add_option("--train-samples", train_samples,
                  "training samples per epoch (default: the config's): longer epochs, less noise per round")
@@ -110,6 +112,7 @@ int main(int argc, char** argv) {
   try {
     auto doc = config::read_config_file(config_path);
     if (!modes.empty()) doc["precision"]["modes"] = modes;
+    if (device_spec) doc["device"] = *device_spec;
     doc["train"]["epochs"] = 1;
     if (train_samples) {
       for (auto& [source, options] : doc["data"].items()) options["train_samples"] = *train_samples;
