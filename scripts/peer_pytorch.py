@@ -327,6 +327,11 @@ def train_mode(cfg, mode, data, shape, classes, device):
     torch.backends.cudnn.benchmark = train["cudnn_benchmark"]
     memory_format = torch.channels_last if train["channels_last"] else torch.contiguous_format
 
+    # As ampbench's probe: the peak above what was allocated before the trial's model, so the weights,
+    # gradients, optimizer state and activations all count.
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+    baseline = torch.cuda.memory_allocated(device) if device.type == "cuda" else None
     torch.manual_seed(cfg["seed"])
     model = build_model(cfg["model"], shape, classes).to(device, memory_format=memory_format)
     o = train["optimizer"]
@@ -343,9 +348,6 @@ def train_mode(cfg, mode, data, shape, classes, device):
                                   enabled=mode == "fp16")
     batch, accumulation = train["batch_size"], train["accumulation_steps"]
     steps = x_train.size(0) // batch
-    if device.type == "cuda":
-        torch.cuda.reset_peak_memory_stats(device)
-    baseline = torch.cuda.memory_allocated(device) if device.type == "cuda" else None
 
     def step(order, i):
         index = order[i * batch:(i + 1) * batch]
