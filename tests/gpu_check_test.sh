@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# scripts/gpu-check refuses bad input (options, a missing config, a Python without torch) in one line with
+# exit 2, before it builds or writes anything: on a short loan of a GPU a typo must cost seconds, not a
+# build.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+cases=(
+  "--vs-pytorch 1 configs/mlp.json"
+  "--overhead x configs/mlp.json"
+  "--bogus configs/mlp.json"
+  "$out/missing.json"
+)
+for args in "${cases[@]}"; do
+  status=0
+  # shellcheck disable=SC2086
+  "$root/scripts/gpu-check" --out "$out/run" $args > /dev/null 2> "$out/err" || status=$?
+  [[ $status == 2 && $(grep -c . "$out/err") == 1 && ! -e $out/run ]] ||
+    { echo "gpu-check $args: exit $status"; cat "$out/err"; exit 1; }
+done
+status=0
+PYTHON=$out/no-python "$root/scripts/gpu-check" --out "$out/run" configs/mlp.json > /dev/null 2> "$out/err" || status=$?
+[[ $status == 2 && $(grep -c . "$out/err") == 1 && ! -e $out/run ]] ||
+  { echo "gpu-check without torch: exit $status"; cat "$out/err"; exit 1; }
+echo "gpu-check: $((${#cases[@]} + 1)) passed, 0 failed"
