@@ -102,7 +102,7 @@ TEST_F(DataFiles, BadCifar10FilesAreOneClearError) {
 TEST_F(DataFiles, TokenFilesAreCutIntoShiftedWindows) {
   write("train.bin", uint16_tokens({1, 2, 3, 4, 5, 6, 7, 300}));
   write("val.bin", uint16_tokens({9, 8, 7, 6}));
-  auto d = ampbench::data::read_token_files(dir_, 3, 301, "/data/tokens/dir");
+  auto d = ampbench::data::read_token_files(dir_, 3, 301, 0, 0, "/data/tokens/dir");
   // 8 tokens make (8 - 1) / 3 = 2 windows of 3, targets shifted by one.
   EXPECT_TRUE(torch::equal(d.train_inputs, torch::tensor({1, 2, 3, 4, 5, 6}, torch::kInt64).view({2, 3})));
   EXPECT_TRUE(torch::equal(d.train_labels, torch::tensor({2, 3, 4, 5, 6, 7}, torch::kInt64).view({2, 3})));
@@ -111,18 +111,34 @@ TEST_F(DataFiles, TokenFilesAreCutIntoShiftedWindows) {
   EXPECT_EQ(d.num_classes, 301);
 }
 
+TEST_F(DataFiles, ALimitReadsOnlyTheTokensItsWindowsNeed) {
+  // The out-of-range id 300 is the 6th token: all windows reach it, one window of 3 (4 tokens) does not.
+  write("train.bin", uint16_tokens({1, 2, 3, 4, 5, 300, 7, 8}));
+  write("val.bin", uint16_tokens({9, 8, 7, 6, 5, 4, 3}));
+  EXPECT_NE(error([&] { ampbench::data::read_token_files(dir_, 3, 300, 0, 0, "/d"); }), "no error");
+  auto d = ampbench::data::read_token_files(dir_, 3, 300, 1, 1, "/d");
+  EXPECT_TRUE(torch::equal(d.train_inputs, torch::tensor({1, 2, 3}, torch::kInt64).view({1, 3})));
+  EXPECT_TRUE(torch::equal(d.train_labels, torch::tensor({2, 3, 4}, torch::kInt64).view({1, 3})));
+  EXPECT_TRUE(torch::equal(d.val_inputs, torch::tensor({9, 8, 7}, torch::kInt64).view({1, 3})));
+  // Inputs and targets share one buffer of the tokens read: 3 + 1 ids.
+  EXPECT_EQ(d.train_inputs.storage().nbytes(), 4 * sizeof(int64_t));
+  EXPECT_TRUE(d.train_inputs.storage().is_alias_of(d.train_labels.storage()));
+  // A limit at or above what the file holds takes it all, as without one.
+  EXPECT_EQ(ampbench::data::read_token_files(dir_, 3, 301, 5, 0, "/d").train_inputs.size(0), 2);
+}
+
 TEST_F(DataFiles, BadTokenFilesAreOneClearError) {
-  write("train.bin", uint16_tokens({1, 2, 3, 4, 5, 6, 7, 300}));
+  write("train.bin", uint16_tokens({1, 2, 3, 4, 5, 300, 7, 8}));
   write("val.bin", uint16_tokens({9, 8, 7, 6}));
-  EXPECT_EQ(error([&] { ampbench::data::read_token_files(dir_, 3, 300, "/d"); }),
+  EXPECT_EQ(error([&] { ampbench::data::read_token_files(dir_, 3, 300, 0, 0, "/d"); }),
             "/d: " + (dir_ / "train.bin").string() +
-                ": token id 300 at position 7 is not below the vocabulary size 300");
-  EXPECT_EQ(error([&] { ampbench::data::read_token_files(dir_, 8, 301, "/d"); }),
+                ": token id 300 at position 5 is not below the vocabulary size 300");
+  EXPECT_EQ(error([&] { ampbench::data::read_token_files(dir_, 8, 301, 0, 0, "/d"); }),
             "/d: " + (dir_ / "train.bin").string() + " holds 8 tokens; a sequence needs 9");
   auto odd = uint16_tokens({1, 2, 3});
   odd.pop_back();
   write("val.bin", odd);
-  EXPECT_EQ(error([&] { ampbench::data::read_token_files(dir_, 1, 301, "/d"); }),
+  EXPECT_EQ(error([&] { ampbench::data::read_token_files(dir_, 1, 301, 0, 0, "/d"); }),
             "/d: " + (dir_ / "val.bin").string() + " holds an odd number of bytes (5): not uint16 token ids");
 }
 

@@ -9,11 +9,15 @@
 namespace ampbench::data {
 namespace {
 
-std::vector<uint8_t> read_bytes(const std::filesystem::path& path, const std::string& where) {
+void require_file(const std::filesystem::path& path, const std::string& where) {
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error)) {
     throw config::ConfigError(where, "missing data file " + path.string());
   }
+}
+
+std::vector<uint8_t> read_bytes(const std::filesystem::path& path, const std::string& where) {
+  require_file(path, where);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw config::ConfigError(where, "cannot read " + path.string());
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -102,29 +106,42 @@ std::pair<torch::Tensor, torch::Tensor> read_cifar_files(const std::vector<std::
 }
 
 std::pair<torch::Tensor, torch::Tensor> read_token_windows(const std::filesystem::path& path, int64_t context,
-                                                           int64_t vocab, const std::string& where) {
-  auto bytes = read_bytes(path, where);
-  if (bytes.size() % 2 != 0) {
+                                                           int64_t vocab, int64_t limit,
+                                                           const std::string& where) {
+  require_file(path, where);
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (error) throw config::ConfigError(where, "cannot read " + path.string());
+  if (size % 2 != 0) {
     throw config::ConfigError(where, path.string() + " holds an odd number of bytes (" +
-                                         std::to_string(bytes.size()) + "): not uint16 token ids");
+                                         std::to_string(size) + "): not uint16 token ids");
   }
-  const int64_t count = int64_t(bytes.size()) / 2;
-  const int64_t windows = (count - 1) / context;
-  if (windows < 1) {
+  const int64_t count = int64_t(size) / 2;
+  const int64_t all_windows = (count - 1) / context;
+  if (all_windows < 1) {
     throw config::ConfigError(where, path.string() + " holds " + std::to_string(count) +
                                          " tokens; a sequence needs " + std::to_string(context + 1));
   }
+  const int64_t windows = limit > 0 && limit < all_windows ? limit : all_windows;
+  // Only the tokens the windows use are read (and checked): a corpus can be gigabytes where a run
+  // takes a few thousand windows of it.
+  const int64_t tokens = windows * context + 1;
   // Little-endian uint16 as nanoGPT's numpy writes them; this reader assumes a little-endian host.
-  auto ids = torch::from_blob(bytes.data(), {count}, torch::kUInt16).to(torch::kInt64);
+  auto raw = torch::empty({tokens}, torch::kUInt16);
+  std::ifstream in(path, std::ios::binary);
+  if (!in.read(static_cast<char*>(raw.data_ptr()), std::streamsize(tokens * 2))) {
+    throw config::ConfigError(where, "cannot read " + path.string());
+  }
+  auto ids = raw.to(torch::kInt64);
   auto [largest, position] = ids.max(0);
   if (largest.item<int64_t>() >= vocab) {
     throw config::ConfigError(where, path.string() + ": token id " + std::to_string(largest.item<int64_t>()) +
                                          " at position " + std::to_string(position.item<int64_t>()) +
                                          " is not below the vocabulary size " + std::to_string(vocab));
   }
-  auto inputs = ids.narrow(0, 0, windows * context).view({windows, context});
-  auto targets = ids.narrow(0, 1, windows * context).view({windows, context});
-  return {inputs.clone(), targets.clone()};
+  // Inputs and targets are two overlapping views of the one buffer of ids.
+  return {ids.narrow(0, 0, windows * context).view({windows, context}),
+          ids.narrow(0, 1, windows * context).view({windows, context})};
 }
 
 }  // namespace
@@ -150,10 +167,12 @@ Dataset read_cifar10(const std::filesystem::path& dir, const std::string& where)
 }
 
 Dataset read_token_files(const std::filesystem::path& dir, int64_t context, int64_t vocab,
-                         const std::string& where) {
+                         int64_t train_limit, int64_t val_limit, const std::string& where) {
   Dataset d;
-  std::tie(d.train_inputs, d.train_labels) = read_token_windows(dir / "train.bin", context, vocab, where);
-  std::tie(d.val_inputs, d.val_labels) = read_token_windows(dir / "val.bin", context, vocab, where);
+  std::tie(d.train_inputs, d.train_labels) =
+      read_token_windows(dir / "train.bin", context, vocab, train_limit, where);
+  std::tie(d.val_inputs, d.val_labels) =
+      read_token_windows(dir / "val.bin", context, vocab, val_limit, where);
   d.sample_shape = {context};
   d.num_classes = vocab;
   return d;

@@ -23,8 +23,9 @@ Dataset read_mnist(const std::filesystem::path& dir, const std::string& where);
 Dataset read_cifar10(const std::filesystem::path& dir, const std::string& where);
 
 // train.bin / val.bin of little-endian uint16 token ids. Cut into consecutive windows of `context`
-// tokens (inputs) and the same shifted by one (targets): [N, context] int64 each. Ids must be < vocab.
+// tokens (inputs) and the same shifted by one (targets): [N, context] int64 each. A limit above 0 takes
+// the first `limit` windows, and only the tokens they need are read and checked; ids must be < vocab.
 Dataset read_token_files(const std::filesystem::path& dir, int64_t context, int64_t vocab,
-                         const std::string& where);
+                         int64_t train_limit, int64_t val_limit, const std::string& where);
 
 }  // namespace ampbench::data

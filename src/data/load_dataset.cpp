@@ -18,7 +18,8 @@ Dataset read(const DataOptions& options) {
     case DataSource::cifar10:
       return read_cifar10(options.dir, options.dir_pointer);
     case DataSource::tokens:
-      return read_token_files(options.dir, options.shape.at(0), options.classes, options.dir_pointer);
+      return read_token_files(options.dir, options.shape.at(0), options.classes, options.train_samples,
+                              options.val_samples, options.dir_pointer);
   }
   throw std::logic_error("unknown data source");
 }
