@@ -77,11 +77,12 @@ def synthetic_tokens(d):
     return (*split(d["train_samples"]), *split(d["val_samples"]))
 
 
-def file_bytes(path):
-    """A data file's bytes as a uint8 tensor. ampbench has already checked the files' formats in depth;
-    the peer only needs to read them the same way."""
+def file_bytes(path, needed=None):
+    """A data file's bytes as a uint8 tensor: all of them, or the first needed(file size). ampbench has
+    already checked the files' formats in depth; the peer only needs to read them the same way."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as f:
+            data = f.read(needed(Path(path).stat().st_size) if needed else -1)
     except OSError as e:
         refuse(f"peer_pytorch.py: cannot read {path}: {e.strerror}")
     return torch.frombuffer(bytearray(data), dtype=torch.uint8)
@@ -111,13 +112,20 @@ def cifar10(d):
 
 
 def token_files(d):
-    def split(name):
-        ids = file_bytes(Path(d["dir"]) / name).view(torch.int16).to(torch.int64) & 0xFFFF  # little-endian uint16
-        windows = (ids.numel() - 1) // d["context"]
-        length = windows * d["context"]
-        return ids[:length].view(windows, -1).clone(), ids[1:length + 1].view(windows, -1).clone()
+    """As ampbench: only the tokens the first N windows use are read (a corpus can be gigabytes)."""
+    context = d["context"]
 
-    return (*split("train.bin"), *split("val.bin"))
+    def split(name, limit):
+        def needed(size):
+            windows = (size // 2 - 1) // context
+            return 2 * ((limit if 0 < limit < windows else windows) * context + 1)
+
+        ids = file_bytes(Path(d["dir"]) / name, needed).view(torch.int16).to(torch.int64) & 0xFFFF  # little-endian
+        windows = (ids.numel() - 1) // context
+        length = windows * context
+        return ids[:length].view(windows, -1), ids[1:length + 1].view(windows, -1)
+
+    return (*split("train.bin", d["train_samples"]), *split("val.bin", d["val_samples"]))
 
 
 def limited(tensors, train_limit, val_limit):
