@@ -10,8 +10,10 @@ scripts/bench-vs-pytorch to compare.
 Usage: peer_pytorch.py CONFIG --out REPORT.json [--ampbench BINARY] [ampbench overrides: --modes ...]
 """
 import argparse
+import ctypes
 import json
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -299,6 +301,18 @@ def loss_of(logits, labels, reduction="mean"):
     return F.cross_entropy(logits.float(), labels, reduction=reduction)
 
 
+def host_malloc():
+    """The file malloc resolves to in this process: glibc's libc, or a preloaded replacement (LD_PRELOAD)."""
+    class DlInfo(ctypes.Structure):
+        _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                    ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+    process = ctypes.CDLL(None)
+    info = DlInfo()
+    if not process.dladdr(ctypes.cast(process.malloc, ctypes.c_void_p), ctypes.byref(info)) or not info.dli_fname:
+        return "unknown"
+    return os.path.realpath(info.dli_fname.decode())
+
+
 def synchronize(device):
     if device.type == "cuda":
         torch.cuda.synchronize(device)
@@ -456,7 +470,7 @@ def main():
                         "peak_bytes": max(peaks) if peaks else None,
                         "val_loss": statistics.median(t["epochs"][-1]["val_loss"] for t in ok)})
     report = {"schema_version": 1, "complete": True, "producer": "peer_pytorch.py", "config": cfg,
-              "environment": {"torch": torch.__version__, "device": str(device),
+              "environment": {"torch": torch.__version__, "device": str(device), "host_malloc": host_malloc(),
                               "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else None},
               "trials": trials, "summary": summary}
     Path(args.out).write_text(json.dumps(report, indent=2) + "\n")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# scripts/bench-vs-pytorch on a tiny config: two rounds in flipped order, a table with an interval and a
-# verdict per mode, the rounds' figures beside it, and one-line refusals of bad input (exit 2), the peer's
-# included.
+# scripts/bench-vs-pytorch on a tiny config: two rounds in flipped order, the peer under ampbench's host
+# malloc, a table with an interval and a verdict per mode, the rounds' figures beside it, and one-line
+# refusals of bad input (exit 2), the peer's included.
 # Usage: bench_vs_pytorch_test.sh AMPBENCH_BINARY
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -14,7 +14,7 @@ cat > "$out/config.json" <<'JSON'
  "train": {"epochs": 1, "batch_size": 16, "warmup_steps": 1}, "device": "cpu"}
 JSON
 "$root/scripts/bench-vs-pytorch" "$out/config.json" --rounds 2 --modes fp32,bf16 --ampbench "$ampbench" \
-  --out "$out/results" > "$out/stdout" 2> "$out/stderr"
+  --peer-malloc ampbench --out "$out/results" > "$out/stdout" 2> "$out/stderr"
 grep "round" "$out/stderr" | awk '{print $NF}' | tr '\n' ' ' | grep -q "^ampbench PyTorch-Python PyTorch-Python ampbench " ||
   { echo "rounds not in flipped order:"; cat "$out/stderr"; exit 1; }
 table=$(ls "$out"/results/config-*.md)
@@ -22,6 +22,9 @@ for mode in fp32 bf16; do
   grep -Eq "^\| $mode \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \| [0-9.]+-[0-9.]+ \| (met|not met|undecided) \|" "$table" ||
     { echo "no row for $mode:"; cat "$table"; exit 1; }
 done
+# --peer-malloc ampbench: the peer ran under ampbench's allocator, as both reports name it.
+grep -Eq "^- Host malloc: ampbench (/[^ ]*/libtcmalloc_minimal[^ ]*) \(replaces glibc's malloc\); Python \1$|^- Host malloc: ampbench glibc: .*; Python /[^ ]*/libc[.]so[^ ]* with ampbench's thresholds as glibc tunables$" "$table" ||
+  { echo "the peer did not run under ampbench's host malloc:"; grep "Host malloc" "$table"; exit 1; }
 python3 - "${table%.md}.json" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
@@ -46,4 +49,4 @@ for bad in "$out/missing.json" "$out/mnist.json"; do
   [[ $status == 2 && $(grep -c . "$out/err") == 1 && ! -e $out/peer.json ]] ||
     { echo "peer, bad input ($bad): exit $status"; cat "$out/err"; exit 1; }
 done
-echo "bench-vs-pytorch: 6 passed, 0 failed"
+echo "bench-vs-pytorch: 7 passed, 0 failed"

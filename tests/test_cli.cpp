@@ -85,6 +85,16 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
   EXPECT_EQ(report["config"]["name"], "tiny");
   EXPECT_EQ(report["environment"]["device"], "cpu");
   EXPECT_FALSE(report["environment"]["libtorch_version"].get<std::string>().empty());
+  // The allocator the run actually had: tcmalloc where the build linked it (so the link took), else
+  // glibc's with its thresholds settled. A sanitized build's runtime replaces malloc either way.
+#if defined(AMPBENCH_LINKS_TCMALLOC)
+  EXPECT_NE(report["environment"]["host_malloc"].get<std::string>().find("/libtcmalloc_minimal.so"),
+            std::string::npos)
+      << report["environment"]["host_malloc"];
+#elif !defined(__SANITIZE_ADDRESS__)
+  EXPECT_EQ(report["environment"]["host_malloc"],
+            "glibc: mmap threshold 32 MiB, trim threshold 64 MiB (fixed)");
+#endif
   ASSERT_EQ(report["trials"].size(), 4u);
   std::vector<std::string> modes;
   for (const auto& mode : report["trials"]) {

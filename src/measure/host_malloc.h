@@ -4,16 +4,26 @@
 
 namespace ampbench::measure {
 
-// Fixes glibc malloc's thresholds, for the whole process, at the values its own dynamic rule reaches at
-// most: blocks up to 32 MiB come from the heap, and the heap is handed back to the OS only past 64 MiB
-// free. Left dynamic, they depend on the process's allocation history, and a CPU training loop, which
-// frees and re-allocates the same activations every step, can end up returning them to the OS and
-// faulting them in again each time (measured on ResNet-18: 1.5-6x the page faults of the same loop in
-// PyTorch-Python, and about a fifth of the step time at batch 4). Call first thing in main, before any
-// allocation worth keeping. Does nothing where the C library is not glibc.
+// How the process allocates host memory, settled first thing in main, before any allocation worth
+// keeping. A CPU training loop frees and re-allocates its activations every step (and oneDNN's 16-bit
+// matmuls many small blocks per call), so the allocator is part of the step time:
+// - Where the executable links a malloc that replaces glibc's (the build links gperftools' tcmalloc when
+//   installed, see cmake/HostMalloc.cmake: per-thread caches for the small blocks, no trimming), it is
+//   left as it is. What it is worth against glibc is measured in results/bench-vs-pytorch/.
+// - With glibc's malloc, its thresholds are fixed at the values its own dynamic rule reaches at most:
+//   blocks up to 32 MiB come from the heap, and the heap is handed back to the OS only past 64 MiB free.
+//   Left dynamic, they depend on the process's allocation history, and the loop can end up returning
+//   its activations to the OS and faulting them in again each time (measured on ResNet-18: 1.5-6x the
+//   page faults of the same loop in PyTorch-Python, and about a fifth of the step time at batch 4).
+// Does nothing where the C library is not glibc.
 void settle_host_malloc();
 
-// What the process runs with, for the report: the thresholds above once settled, else "default".
+// The file malloc resolves to in this process: glibc's libc, or a library that replaces it (linked or
+// preloaded). Empty where the dynamic linker cannot say.
+std::string malloc_library_path();
+
+// What the process runs with, for the report: the replacing library's path, or glibc's thresholds once
+// settled, else "default".
 std::string host_malloc_description();
 
 }  // namespace ampbench::measure
