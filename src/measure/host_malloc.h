@@ -5,8 +5,8 @@
 namespace ampbench::measure {
 
 // How the process allocates host memory, settled first thing in main, before any allocation worth
-// keeping. A CPU training loop frees and re-allocates its activations every step (and oneDNN's 16-bit
-// matmuls many small blocks per call), so the allocator is part of the step time:
+// keeping. On the CPU every op of a training step allocates its outputs and temporaries from malloc
+// and frees them again, so the allocator is part of the step time:
 // - Where the executable links a malloc that replaces glibc's (the build links gperftools' tcmalloc when
 //   installed, see cmake/HostMalloc.cmake: per-thread caches for the small blocks, no trimming), it is
 //   left as it is. What it is worth against glibc is measured in results/bench-vs-pytorch/.
