@@ -1,8 +1,8 @@
 # The executables that train (ampbench, instrumentation_overhead) link gperftools' tcmalloc where it is
 # installed (scripts/setup installs it on Debian). On the CPU every op of a training step allocates its
 # outputs and temporaries from malloc and frees them again; tcmalloc's per-thread caches serve those for
-# less than glibc's malloc (see src/measure/host_malloc.h). Without it, glibc's
-# malloc is tuned instead at start-up; the report's environment.host_malloc says which one ran.
+# less than glibc's malloc (see src/measure/host_malloc.h). Without it, glibc's malloc is tuned instead at
+# start-up; the report's environment.host_malloc says which one ran.
 option(AMPBENCH_TCMALLOC "Link the training executables with tcmalloc_minimal when it is installed" ON)
 if(AMPBENCH_TCMALLOC)
   find_package(PkgConfig QUIET)
