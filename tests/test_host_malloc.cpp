@@ -2,6 +2,7 @@
 // whose pages would fault in again) come from the heap, and freeing them does not shrink the heap.
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -24,13 +25,20 @@ void* touched_block() {
   return block;
 }
 
-// Under a sanitizer, its runtime intercepts malloc and these glibc probes do not apply.
-bool malloc_is_glibc() {
-  return ampbench::measure::malloc_library_path().find("/libc.so") != std::string::npos;
+// This test binary does not link tcmalloc, so its malloc is glibc's, unless a sanitizer's runtime
+// intercepts it (and these glibc probes do not apply).
+TEST(HostMalloc, TellsGlibcsMallocFromAReplacement) {
+  const std::string library = ampbench::measure::malloc_library_path();
+#if defined(__SANITIZE_ADDRESS__)
+  EXPECT_FALSE(ampbench::measure::malloc_is_glibc()) << library;
+#else
+  EXPECT_TRUE(ampbench::measure::malloc_is_glibc()) << library;
+#endif
 }
 
 TEST(HostMalloc, SettledThresholdsKeepLargeBlocksOnTheHeap) {
-  if (!malloc_is_glibc()) GTEST_SKIP() << "malloc comes from " << ampbench::measure::malloc_library_path();
+  if (!ampbench::measure::malloc_is_glibc())
+    GTEST_SKIP() << "malloc comes from " << ampbench::measure::malloc_library_path();
   // Start from glibc's defaults, as a fresh process does: the block is mapped (this proves the probe).
   ASSERT_EQ(mallopt(M_MMAP_THRESHOLD, 128 << 10), 1);
   ASSERT_EQ(mallopt(M_TRIM_THRESHOLD, 128 << 10), 1);

@@ -33,6 +33,8 @@ std::string malloc_library_path() {
   return error ? std::string(info.dli_fname) : resolved.string();
 }
 
+bool malloc_is_glibc() { return is_glibc(malloc_library_path()); }
+
 void settle_host_malloc() {
   const std::string library = malloc_library_path();
   if (!library.empty() && !is_glibc(library)) {

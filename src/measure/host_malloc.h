@@ -22,6 +22,10 @@ void settle_host_malloc();
 // preloaded). Empty where the dynamic linker cannot say.
 std::string malloc_library_path();
 
+// Whether malloc is glibc's own: false where a library replaces it (tcmalloc, a sanitizer's runtime) or
+// where the dynamic linker cannot say.
+bool malloc_is_glibc();
+
 // What the process runs with, for the report: the replacing library's path, or glibc's thresholds once
 // settled, else "default".
 std::string host_malloc_description();
