@@ -23,6 +23,7 @@
 #include "data/batch_order.h"
 #include "data/load_dataset.h"
 #include "measure/device.h"
+#include "measure/environment.h"
 #include "measure/host_malloc.h"
 #include "measure/statistics.h"
 #include "models/registry.h"
@@ -104,13 +105,21 @@ int main(int argc, char** argv) {
   app.add_option("--train-samples", train_samples,
                  "training samples per epoch (default: the config's): longer epochs, less noise per round")
       ->check(CLI::PositiveNumber);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "usage error: " << e.what() << " (see --help)\n";  // one line and exit 2, as in ampbench
+    return 2;
+  }
   spdlog::set_level(spdlog::level::warn);  // the Trainer's per-epoch lines would break up the table
 
   config::ExperimentConfig config;
+  nlohmann::json doc;
   torch::Device device = torch::kCPU;
   try {
-    auto doc = config::read_config_file(config_path);
+    doc = config::read_config_file(config_path);
     if (!modes.empty()) doc["precision"]["modes"] = modes;
     if (device_spec) doc["device"] = *device_spec;
     doc["train"]["epochs"] = 1;
@@ -130,6 +139,15 @@ int main(int argc, char** argv) {
   const auto initial = train::ModelState::capture(*entry.build(config.model.options, input));
   train::Trainer trainer(config, dataset, device);
 
+  // Where the figures come from, as every ampbench report says it.
+  const auto env = measure::capture_environment(device, doc, config.seed);
+  std::printf("- ampbench %s (%s build, %s); LibTorch %s\n", env.git_commit.c_str(), env.build_type.c_str(),
+              env.compiler.c_str(), env.libtorch_version.c_str());
+  // On a GPU the host CPU still runs the loop around the kernels, so it is named as well.
+  const std::string host_cpu = env.device_name == env.cpu_model ? "" : ", host " + env.cpu_model;
+  std::printf("- Machine: %s (%s)%s, %d cores; %d torch threads; host malloc: %s\n\n", env.device.c_str(),
+              env.device_name.c_str(), host_cpu.c_str(), env.cpu_cores, env.torch_threads,
+              env.host_malloc.c_str());
   std::printf(
       "| mode | bare step (ms) | bare loop (s) | ampbench Trainer (s) | overhead [95%% CI] | range over %d "
       "rounds | "
