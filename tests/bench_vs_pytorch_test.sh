@@ -23,7 +23,7 @@ for mode in fp32 bf16; do
     { echo "no row for $mode:"; cat "$table"; exit 1; }
 done
 # --peer-malloc ampbench: the peer ran under ampbench's allocator, as both reports name it.
-grep -Eq "^- Host malloc: ampbench (/[^ ]*) \(replaces glibc's malloc\); Python \1$|^- Host malloc: ampbench glibc: .*; Python /[^ ]*/libc[.]so[^ ]* with ampbench's thresholds as glibc tunables$" "$table" ||
+grep -Eq "^- Host malloc: ampbench (/[^ ]*) \(replaces glibc's malloc\); Python \1 with ampbench's library preloaded$|^- Host malloc: ampbench glibc: .*; Python /[^ ]*/libc[.]so[^ ]* with ampbench's thresholds as glibc tunables$" "$table" ||
   { echo "the peer did not run under ampbench's host malloc:"; grep "Host malloc" "$table"; exit 1; }
 python3 - "${table%.md}.json" <<'PY'
 import json, sys
