@@ -11,12 +11,14 @@ LossScaleRecorder::LossScaleRecorder(const torch::Device& device, int64_t steps_
   auto options = torch::TensorOptions().device(device).dtype(torch::kFloat32);
   scales_ = torch::zeros({steps_per_epoch}, options);
   found_inf_ = torch::full({steps_per_epoch}, std::numeric_limits<float>::quiet_NaN(), options);
+  scale_slots_ = scales_.unbind(0);
+  found_inf_slots_ = found_inf_.unbind(0);
   trace_.min_scale = init_scale;
 }
 
 void LossScaleRecorder::record(int64_t step, const amp::GradScaler& scaler) {
-  scales_.select(0, step).copy_(scaler.scale_tensor());
-  found_inf_.select(0, step).copy_(scaler.found_inf());
+  scale_slots_[step].copy_(scaler.scale_tensor());
+  found_inf_slots_[step].copy_(scaler.found_inf());
 }
 
 void LossScaleRecorder::read_epoch(int64_t epoch, int64_t steps_run) {

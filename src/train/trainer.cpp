@@ -82,6 +82,8 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
   // training loss and the divergence check (NaN or inf in the loss, unlike fp16's skipped steps, whose
   // loss is finite and whose overflow is in the scaled gradients) are read from it after the timed region.
   auto step_losses = torch::zeros({steps}, torch::TensorOptions().device(device_).dtype(torch::kFloat32));
+  // One view per step, made up front: cutting it in the loop (select) would add a dispatch to every step.
+  const auto step_loss_slots = step_losses.unbind(0);
   std::vector<torch::Tensor> orders;
   record.warmup_steps_excluded = train.warmup_steps;
   auto step_timer = measure::make_step_timer(device_, steps);
@@ -114,7 +116,7 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
       const int64_t global_step = (epoch - 1) * steps + step + 1;
       if (fault_ && fault_->mode == mode && fault_->step == global_step)
         loss = inject(*fault_, loss, global_step);
-      step_losses.select(0, step).copy_(loss.detach());
+      step_loss_slots[step].copy_(loss.detach());
       auto scaled = loss / static_cast<double>(train.accumulation_steps);
       (scaler ? scaler->scale(scaled) : scaled).backward();
 
