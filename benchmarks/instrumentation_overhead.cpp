@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
               env.compiler.c_str(), env.libtorch_version.c_str());
   // On a GPU the host CPU still runs the loop around the kernels, so it is named as well.
   const std::string host_cpu = env.device_name == env.cpu_model ? "" : ", host " + env.cpu_model;
-  std::printf("- Machine: %s (%s)%s, %d cores; %d torch threads; host malloc: %s\n\n", env.device.c_str(),
+  std::printf("- Machine: %s (%s)%s, %d cores; torch threads: %d; host malloc: %s\n\n", env.device.c_str(),
               env.device_name.c_str(), host_cpu.c_str(), env.cpu_cores, env.torch_threads,
               env.host_malloc.c_str());
   std::printf(
