@@ -19,6 +19,29 @@ TEST(ModeSupport, TheCpuRunsEveryModeButTf32) {
   EXPECT_NE(tf32.skip_reason->find("TF32"), std::string::npos);
 }
 
+TEST(ModeSupport, ACpuWithout16BitArithmeticRunsFp16AndBf16WithACaveat) {
+  using ampbench::measure::Cpu16BitArithmetic;
+  const Cpu16BitArithmetic neither{false, false}, bf16_only{false, true}, both{true, true};
+  for (auto mode : {PrecisionMode::fp16, PrecisionMode::bf16}) {
+    auto support = check_mode_support(mode, DeviceType::CPU, std::nullopt, neither);
+    EXPECT_FALSE(support.skip_reason);
+    ASSERT_TRUE(support.caveat) << ampbench::amp::to_string(mode);
+    EXPECT_EQ(support.caveat->kind, "no_16bit_arithmetic");
+    EXPECT_NE(
+        support.caveat->reason.find("no " + std::string(ampbench::amp::to_string(mode)) + " arithmetic"),
+        std::string::npos)
+        << support.caveat->reason;
+    EXPECT_FALSE(check_mode_support(mode, DeviceType::CPU, std::nullopt, both).caveat);
+  }
+  // Each 16-bit format is judged by its own instructions.
+  EXPECT_TRUE(check_mode_support(PrecisionMode::fp16, DeviceType::CPU, std::nullopt, bf16_only).caveat);
+  EXPECT_FALSE(check_mode_support(PrecisionMode::bf16, DeviceType::CPU, std::nullopt, bf16_only).caveat);
+  EXPECT_FALSE(check_mode_support(PrecisionMode::fp32, DeviceType::CPU, std::nullopt, neither).caveat);
+  // The CPU's arithmetic says nothing about a GPU's.
+  EXPECT_FALSE(
+      check_mode_support(PrecisionMode::bf16, DeviceType::CUDA, ComputeCapability{9, 0}, neither).caveat);
+}
+
 TEST(ModeSupport, Bf16AndTf32NeedAmpere) {
   const ComputeCapability volta{7, 0}, turing{7, 5}, ampere{8, 0}, hopper{9, 0};
   for (auto mode : {PrecisionMode::bf16, PrecisionMode::tf32}) {
@@ -38,7 +61,8 @@ TEST(ModeSupport, Fp16BelowVoltaRunsWithACaveat) {
   auto pascal = check_mode_support(PrecisionMode::fp16, DeviceType::CUDA, ComputeCapability{6, 1});
   EXPECT_FALSE(pascal.skip_reason);
   ASSERT_TRUE(pascal.caveat);
-  EXPECT_NE(pascal.caveat->find("tensor cores"), std::string::npos);
+  EXPECT_EQ(pascal.caveat->kind, "no_tensor_cores");
+  EXPECT_NE(pascal.caveat->reason.find("tensor cores"), std::string::npos);
   EXPECT_FALSE(check_mode_support(PrecisionMode::fp16, DeviceType::CUDA, ComputeCapability{7, 0}).caveat);
   EXPECT_FALSE(
       check_mode_support(PrecisionMode::fp32, DeviceType::CUDA, ComputeCapability{6, 1}).skip_reason);

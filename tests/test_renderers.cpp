@@ -223,12 +223,17 @@ TEST(Warnings, AScaleCollapseIsALongRunOfBackOffsOrAScaleBelowOne) {
   EXPECT_EQ(warnings_for({{9}, {{9, 0.5}}, 0.5, 1}), 1);  // under the floor
 }
 
-TEST(Warnings, AModeWithoutTensorCoresIsFlagged) {
+TEST(Warnings, AModeCaveatIsFlaggedWithItsKindAndAdvice) {
   RunReport r;
   r.environment.build_type = "Release";
-  r.mode_caveats[PrecisionMode::fp16] = "no tensor cores";
+  r.mode_caveats[PrecisionMode::fp16] = {"no_tensor_cores", "no tensor cores", "use a newer GPU"};
+  r.mode_caveats[PrecisionMode::bf16] = {"no_16bit_arithmetic", "no bf16 arithmetic", "use AMX"};
   auto warnings = find_warnings(r);
-  ASSERT_EQ(warnings.size(), 1u);
+  ASSERT_EQ(warnings.size(), 2u);
   EXPECT_EQ(warnings[0].kind, "no_tensor_cores");
   EXPECT_EQ(warnings[0].mode, PrecisionMode::fp16);
+  EXPECT_EQ(warnings[0].message, "fp16: no tensor cores");
+  EXPECT_EQ(warnings[0].advice, "use a newer GPU");
+  EXPECT_EQ(warnings[1].kind, "no_16bit_arithmetic");
+  EXPECT_EQ(warnings[1].mode, PrecisionMode::bf16);
 }

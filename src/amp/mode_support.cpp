@@ -11,13 +11,35 @@ std::string text(const ComputeCapability& c) {
   return std::to_string(c.major) + "." + std::to_string(c.minor);
 }
 
+// A CPU without 16-bit arithmetic still runs autocast, through fp32: slower, not faster. Measured on a
+// Xeon with AVX-512 but neither (results/): fp16 at 0.02-0.04x fp32's speed, about nine tenths of its time in
+// LibTorch's generic fp16 GEMM; bf16 at 0.3-0.8x.
+ModeCaveat no_16bit_arithmetic(const std::string& reason) {
+  return {"no_16bit_arithmetic", reason,
+          "compare on a CPU with AMX (Intel Xeon 4th generation or newer) or on a GPU to see what 16-bit "
+          "arithmetic buys"};
+}
+
 }  // namespace
 
 ModeSupport check_mode_support(PrecisionMode mode, c10::DeviceType device_type,
-                               std::optional<ComputeCapability> capability) {
+                               std::optional<ComputeCapability> capability,
+                               std::optional<measure::Cpu16BitArithmetic> cpu) {
   if (device_type == c10::DeviceType::CPU) {
     if (mode == PrecisionMode::tf32) {
       return {"TF32 is a format of NVIDIA tensor cores (compute capability 8.0+); the CPU has none", {}};
+    }
+    if (cpu && mode == PrecisionMode::fp16 && !cpu->fp16) {
+      return {{},
+              no_16bit_arithmetic("this CPU has no fp16 arithmetic (neither AVX512-FP16 nor AMX-FP16): "
+                                  "LibTorch runs fp16 matmuls and convolutions in generic kernels that "
+                                  "compute in fp32, so expect fp16 to be slower than fp32")};
+    }
+    if (cpu && mode == PrecisionMode::bf16 && !cpu->bf16) {
+      return {{},
+              no_16bit_arithmetic("this CPU has no bf16 arithmetic (neither AVX512-BF16 nor AMX-BF16): "
+                                  "bf16 matmuls and convolutions go through conversions to fp32, so expect "
+                                  "no speed-up over fp32")};
     }
     return {};
   }
@@ -28,9 +50,12 @@ ModeSupport check_mode_support(PrecisionMode mode, c10::DeviceType device_type,
             {}};
   }
   if (mode == PrecisionMode::fp16 && !at_least(c, 7, 0)) {
-    return {{},
-            "this GPU (compute capability " + text(c) +
-                ") has no tensor cores: fp16 runs on ordinary CUDA cores, so expect little speed-up"};
+    return {
+        {},
+        ModeCaveat{"no_tensor_cores",
+                   "this GPU (compute capability " + text(c) +
+                       ") has no tensor cores: fp16 runs on ordinary CUDA cores, so expect little speed-up",
+                   "compare on a GPU of compute capability 7.0 or newer to see what fp16 buys there"}};
   }
   return {};
 }

@@ -6,6 +6,7 @@
 #include <c10/core/DeviceType.h>
 
 #include "amp/precision_mode.h"
+#include "measure/cpu_features.h"
 
 namespace ampbench::amp {
 
@@ -14,15 +15,26 @@ struct ComputeCapability {
   int minor = 0;
 };
 
+// What the reader of a report should know about a mode that runs here: the warning's kind, why, and
+// what to do about it.
+struct ModeCaveat {
+  std::string kind;  // no_tensor_cores, no_16bit_arithmetic
+  std::string reason;
+  std::string advice;
+};
+
 // Whether a mode can run on a device, decided before any training.
 struct ModeSupport {
   std::optional<std::string> skip_reason;  // set: the mode cannot run here and is reported as skipped
-  std::optional<std::string> caveat;       // set: it runs, but the reader should know this
+  std::optional<ModeCaveat> caveat;        // set: it runs, but the reader should know this
 };
 
 // bf16 and tf32 need compute capability 8.0 (Ampere) or newer; fp16 runs everywhere but has no tensor
-// cores below 7.0; TF32 does not exist on the CPU. `capability` is the GPU's (ignored on the CPU).
+// cores below 7.0; TF32 does not exist on the CPU, and a CPU without 16-bit arithmetic runs fp16 and
+// bf16 through fp32. `capability` is the GPU's (ignored on the CPU), `cpu` the CPU's (ignored on a GPU);
+// where either is unknown, nothing is said about it.
 ModeSupport check_mode_support(PrecisionMode mode, c10::DeviceType device_type,
-                               std::optional<ComputeCapability> capability);
+                               std::optional<ComputeCapability> capability,
+                               std::optional<measure::Cpu16BitArithmetic> cpu = std::nullopt);
 
 }  // namespace ampbench::amp

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "amp/mode_support.h"
 #include "amp/precision_mode.h"
 #include "measure/environment.h"
 #include "measure/memory_probe.h"
@@ -110,8 +111,8 @@ struct GateResult {
 
 // Something about the measurement a reader should know, with what to do about it.
 struct Warning {
-  // diverged, oom, interrupted, skipped, no_tensor_cores, scale_collapse, data_on_host, outlier, high_cv,
-  // debug_build, few_repeats
+  // diverged, oom, interrupted, skipped, no_tensor_cores, no_16bit_arithmetic, scale_collapse,
+  // data_on_host, outlier, high_cv, debug_build, few_repeats
   std::string kind;
   std::optional<amp::PrecisionMode> mode;
   std::string message;
@@ -122,8 +123,8 @@ struct RunReport {
   nlohmann::json config;
   measure::Environment environment;
   std::vector<TrialRecord> trials;  // in the order they ran (modes interleaved); skipped modes once
-  std::map<amp::PrecisionMode, std::string> mode_caveats;    // runs, but the reader should know (per mode)
-  std::map<amp::PrecisionMode, double> grad_cosine_vs_fp32;  // modes whose first gradient was finite
+  std::map<amp::PrecisionMode, amp::ModeCaveat> mode_caveats;  // runs, but the reader should know (per mode)
+  std::map<amp::PrecisionMode, double> grad_cosine_vs_fp32;    // modes whose first gradient was finite
   std::optional<double> train_flops_per_sample;  // analytical: 3 x 2 x the forward pass's multiply-adds
   bool data_on_device = true;  // false: too large for the device, batches copied from host memory
   std::vector<ModeSummary> summary;

@@ -29,8 +29,8 @@ std::vector<Warning> find_warnings(const RunReport& report) {
                    "use fewer train_samples to compare the modes on training alone"});
   }
   for (const auto& [mode, caveat] : report.mode_caveats) {
-    out.push_back({"no_tensor_cores", mode, std::string(amp::to_string(mode)) + ": " + caveat,
-                   "compare on a GPU of compute capability 7.0 or newer to see what fp16 buys there"});
+    out.push_back(
+        {caveat.kind, mode, std::string(amp::to_string(mode)) + ": " + caveat.reason, caveat.advice});
   }
   for (const auto& t : report.trials) {
     if (const auto& trace = t.loss_scale_trace; trace && (trace->longest_backoff_run >= kScaleCollapseRun ||

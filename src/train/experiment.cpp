@@ -7,6 +7,7 @@
 #include "amp/math_settings.h"
 #include "amp/mode_support.h"
 #include "data/load_dataset.h"
+#include "measure/cpu_features.h"
 #include "measure/gpu_info.h"
 #include "measure/memory_probe.h"
 #include "measure/peak_flops.h"
@@ -73,10 +74,11 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
 
   // Before any training: which modes can run here, and how far each one's first gradient is from fp32's.
   const auto capability = compute_capability(device_);
+  const auto cpu_arithmetic = device_.is_cpu() ? measure::cpu_16bit_arithmetic() : std::nullopt;
   std::vector<amp::PrecisionMode> runnable;
   std::map<amp::PrecisionMode, std::string> skipped;
   for (auto mode : config_.precision.modes) {
-    auto support = amp::check_mode_support(mode, device_.type(), capability);
+    auto support = amp::check_mode_support(mode, device_.type(), capability, cpu_arithmetic);
     if (support.caveat) report.mode_caveats[mode] = *support.caveat;
     if (support.skip_reason) {
       skipped[mode] = *support.skip_reason;
