@@ -77,12 +77,18 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
   }
   const auto memory_format =
       train.channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
+  // Host-resident data (too large for the device) needs one copy per batch; staged data is there
+  // already, and skipping the no-op .to() saves a dispatch per step.
+  auto to_device = [&](const torch::Tensor& batch) {
+    return dataset_.staged ? batch : batch.to(device_, true);
+  };
 
   // Every step's loss, written in place on the device (one copy per step, no reduction): the epoch's
   // training loss and the divergence check (NaN or inf in the loss, unlike fp16's skipped steps, whose
   // loss is finite and whose overflow is in the scaled gradients) are read from it after the timed region.
   auto step_losses = torch::zeros({steps}, torch::TensorOptions().device(device_).dtype(torch::kFloat32));
-  // One view per step, made up front: cutting it in the loop (select) would add a dispatch to every step.
+  // One view per step, made up front (about 0.5 KB of host memory each): cutting it in the loop (select)
+  // would add a dispatch of about 1 us to every step.
   const auto step_loss_slots = step_losses.unbind(0);
   std::vector<torch::Tensor> orders;
   record.warmup_steps_excluded = train.warmup_steps;
@@ -103,11 +109,6 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
       progress->steps.store(steps, std::memory_order_relaxed);
     }
 
-    // Host-resident data (too large for the device) needs one copy per batch; staged data is there
-    // already, and skipping the no-op .to() saves a dispatch per step.
-    auto to_device = [&](const torch::Tensor& batch) {
-      return dataset_.staged ? batch : batch.to(device_, true);
-    };
     auto train_step = [&](int64_t step) {
       auto index = order.narrow(0, step * train.batch_size, train.batch_size);
       auto inputs = to_device(dataset_.train_inputs.index_select(0, index)).contiguous(memory_format);
