@@ -10,6 +10,7 @@
 #include "train/classification_loss.h"
 #include "train/experiment.h"
 #include "train/first_batch_gradient.h"
+#include "train/row_cursor.h"
 #include "train/trainer.h"
 
 namespace {
@@ -200,4 +201,22 @@ TEST(Trainer, TheTrainingLossIsTheMeanOfTheTimedStepsLossesWarmUpLeftOut) {
   ASSERT_EQ(record.epochs.at(0).timed_steps, 5);
   EXPECT_NEAR(record.epochs.at(0).train_loss, timed / 5.0, 1e-9);
   EXPECT_GT(std::abs(all / 8.0 - timed / 5.0), 1e-6);  // the warm-up steps would show
+}
+
+TEST(RowCursor, WritesThroughItsViewLandInTheRowAskedForAndNowhereElse) {
+  auto buffer = torch::zeros({5, 2});
+  ampbench::train::RowCursor cursor(buffer);
+  for (int64_t row : {3, 0, 4}) cursor.row(row).copy_(torch::tensor({row + 1.0f, -(row + 1.0f)}));
+  auto expected = torch::tensor({{1.0f, -1.0f}, {0.0f, 0.0f}, {0.0f, 0.0f}, {4.0f, -4.0f}, {5.0f, -5.0f}});
+  EXPECT_TRUE(torch::equal(buffer, expected)) << buffer;
+  EXPECT_EQ(cursor.row(2).data_ptr<float>(), buffer[2].data_ptr<float>());
+  EXPECT_THROW(cursor.row(5), c10::Error);
+  EXPECT_THROW(cursor.row(-1), c10::Error);
+  // A 1-D buffer gives 0-dim rows; a buffer that is itself a view starts at its own offset.
+  auto whole = torch::zeros({6});
+  ampbench::train::RowCursor scalars(whole.narrow(0, 2, 3));
+  scalars.row(1).fill_(7.0f);
+  EXPECT_EQ(scalars.row(1).dim(), 0);
+  EXPECT_EQ(whole[3].item<float>(), 7.0f);
+  EXPECT_EQ(whole.sum().item<float>(), 7.0f);
 }

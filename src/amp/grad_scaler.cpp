@@ -7,9 +7,10 @@ namespace ampbench::amp {
 
 GradScaler::GradScaler(GradScalerOptions options, const torch::Device& device) : options_(options) {
   auto on_device = torch::TensorOptions().device(device);
-  scale_ = torch::full({}, options_.init_scale, on_device.dtype(torch::kFloat32));
+  scale_and_found_inf_ = torch::tensor({options_.init_scale, 0.0}, on_device.dtype(torch::kFloat32));
+  scale_ = scale_and_found_inf_.select(0, 0);
+  found_inf_ = scale_and_found_inf_.select(0, 1);
   growth_tracker_ = torch::zeros({}, on_device.dtype(torch::kInt32));
-  found_inf_ = torch::zeros({}, on_device.dtype(torch::kFloat32));
 }
 
 torch::Tensor GradScaler::scale(const torch::Tensor& loss) const { return loss * scale_; }

@@ -42,6 +42,9 @@ class GradScaler {
   const torch::Tensor& scale_tensor() const { return scale_; }
   // 0-dim fp32 tensor: 1 when the current iteration found an inf/NaN gradient (valid after unscale_).
   const torch::Tensor& found_inf() const { return found_inf_; }
+  // fp32 [2]: the scale and found_inf side by side (the two tensors above are views of it), so that a
+  // recorder copies both with one kernel.
+  const torch::Tensor& scale_and_found_inf() const { return scale_and_found_inf_; }
   // Reads the scale to the host (a sync): call it outside timed regions.
   double scale_value() const;
   int64_t growth_tracker_value() const;
@@ -50,6 +53,7 @@ class GradScaler {
   enum class Stage { ready, unscaled, stepped };
 
   GradScalerOptions options_;
+  torch::Tensor scale_and_found_inf_;
   torch::Tensor scale_;
   torch::Tensor growth_tracker_;
   torch::Tensor found_inf_;

@@ -1,19 +1,19 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include <torch/torch.h>
 
 #include "amp/grad_scaler.h"
 #include "report/report.h"
+#include "train/row_cursor.h"
 
 namespace ampbench::train {
 
 // Follows the GradScaler through a trial without host syncs in the loop: after each optimizer step,
-// record() copies the scale and found_inf into per-epoch device buffers (two tiny kernels); after the
-// epoch's timed region, read_epoch() reads them once and extends the trace (skipped steps, changes
-// of scale, the lowest scale, the longest run of back-offs).
+// record() copies the scale and found_inf into that step's row of a per-epoch device buffer (one tiny
+// kernel); after the epoch's timed region, read_epoch() reads it once and extends the trace (skipped
+// steps, changes of scale, the lowest scale, the longest run of back-offs).
 class LossScaleRecorder {
  public:
   LossScaleRecorder(const torch::Device& device, int64_t steps_per_epoch, double init_scale);
@@ -26,11 +26,10 @@ class LossScaleRecorder {
 
  private:
   int64_t steps_per_epoch_;
-  torch::Tensor scales_;     // fp32 [steps]: the scale after each optimizer step
-  torch::Tensor found_inf_;  // fp32 [steps]: 1 where that step was skipped; NaN where no step was taken
-  // One view per step of each, made up front (about 0.5 KB of host memory each): cutting it in the loop
-  // (select) would cost a dispatch per step.
-  std::vector<torch::Tensor> scale_slots_, found_inf_slots_;
+  // fp32 [steps, 2]: per step, the scale after the optimizer step and found_inf (1 where the step was
+  // skipped; NaN where no optimizer step was taken).
+  torch::Tensor scale_and_found_inf_;
+  RowCursor step_row_;
   double last_scale_;
   int64_t backoff_run_ = 0;
   report::LossScaleTrace trace_;

@@ -18,6 +18,7 @@
 #include "train/classification_loss.h"
 #include "train/loss_scale_recorder.h"
 #include "train/model_state.h"
+#include "train/row_cursor.h"
 #include "train/stop_request.h"
 
 namespace ampbench::train {
@@ -87,9 +88,7 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
   // training loss and the divergence check (NaN or inf in the loss, unlike fp16's skipped steps, whose
   // loss is finite and whose overflow is in the scaled gradients) are read from it after the timed region.
   auto step_losses = torch::zeros({steps}, torch::TensorOptions().device(device_).dtype(torch::kFloat32));
-  // One view per step, made up front (about 0.5 KB of host memory each): cutting it in the loop (select)
-  // would add a dispatch of about 1 us to every step.
-  const auto step_loss_slots = step_losses.unbind(0);
+  RowCursor step_loss_slot(step_losses);
   std::vector<torch::Tensor> orders;
   record.warmup_steps_excluded = train.warmup_steps;
   auto step_timer = measure::make_step_timer(device_, steps);
@@ -123,7 +122,7 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
         loss = inject(*fault_, loss, global_step);
       {
         torch::NoGradGuard no_grad;  // a plain copy of the value, cheaper than a detach() per step
-        step_loss_slots[step].copy_(loss);
+        step_loss_slot.row(step).copy_(loss);
       }
       auto scaled = loss / static_cast<double>(train.accumulation_steps);
       (scaler ? scaler->scale(scaled) : scaled).backward();
