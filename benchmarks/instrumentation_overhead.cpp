@@ -62,7 +62,8 @@ double bare_epoch(const config::ExperimentConfig& config, const data::Dataset& d
       amp::AutocastScope autocast(device.type(), amp::autocast_dtype(mode));
       loss = train::classification_loss(model.forward(inputs), labels);
     }
-    auto scaled = loss / static_cast<double>(train.accumulation_steps);
+    // Without accumulation, dividing by 1 would cost a kernel forward and one backward for nothing.
+    auto scaled = train.accumulation_steps > 1 ? loss / static_cast<double>(train.accumulation_steps) : loss;
     (scaler ? scaler->scale(scaled) : scaled).backward();
     if ((i + 1) % train.accumulation_steps != 0 && i + 1 != steps) return;
     if (scaler) {

@@ -124,7 +124,9 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
         torch::NoGradGuard no_grad;  // a plain copy of the value, cheaper than a detach() per step
         step_loss_slot.row(step).copy_(loss);
       }
-      auto scaled = loss / static_cast<double>(train.accumulation_steps);
+      // Without accumulation, dividing by 1 would cost a kernel forward and one backward for nothing.
+      auto scaled =
+          train.accumulation_steps > 1 ? loss / static_cast<double>(train.accumulation_steps) : loss;
       (scaler ? scaler->scale(scaled) : scaled).backward();
 
       if (progress) progress->step.store(step + 1, std::memory_order_relaxed);
