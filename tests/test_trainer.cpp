@@ -10,7 +10,7 @@
 #include "train/classification_loss.h"
 #include "train/experiment.h"
 #include "train/first_batch_gradient.h"
-#include "train/row_cursor.h"
+#include "train/per_step_buffer.h"
 #include "train/trainer.h"
 
 namespace {
@@ -203,20 +203,22 @@ TEST(Trainer, TheTrainingLossIsTheMeanOfTheTimedStepsLossesWarmUpLeftOut) {
   EXPECT_GT(std::abs(all / 8.0 - timed / 5.0), 1e-6);  // the warm-up steps would show
 }
 
-TEST(RowCursor, WritesThroughItsViewLandInTheRowAskedForAndNowhereElse) {
-  auto buffer = torch::zeros({5, 2});
-  ampbench::train::RowCursor cursor(buffer);
-  for (int64_t row : {3, 0, 4}) cursor.row(row).copy_(torch::tensor({row + 1.0f, -(row + 1.0f)}));
-  auto expected = torch::tensor({{1.0f, -1.0f}, {0.0f, 0.0f}, {0.0f, 0.0f}, {4.0f, -4.0f}, {5.0f, -5.0f}});
-  EXPECT_TRUE(torch::equal(buffer, expected)) << buffer;
-  EXPECT_EQ(cursor.row(2).data_ptr<float>(), buffer[2].data_ptr<float>());
-  EXPECT_THROW(cursor.row(5), c10::Error);
-  EXPECT_THROW(cursor.row(-1), c10::Error);
-  // A 1-D buffer gives 0-dim rows; a buffer that is itself a view starts at its own offset.
-  auto whole = torch::zeros({6});
-  ampbench::train::RowCursor scalars(whole.narrow(0, 2, 3));
-  scalars.row(1).fill_(7.0f);
-  EXPECT_EQ(scalars.row(1).dim(), 0);
-  EXPECT_EQ(whole[3].item<float>(), 7.0f);
-  EXPECT_EQ(whole.sum().item<float>(), 7.0f);
+TEST(PerStepBuffer, EachWriteLandsInItsOwnRowAndNowhereElse) {
+  // An fp32 value takes the CPU's plain store; an fp64 one the copy kernel through the moving row view
+  // (the path taken on a GPU).
+  ampbench::train::PerStepBuffer buffer(torch::kCPU, 5, {2}, -1.0f);
+  buffer.write(3, torch::tensor({4.0f, -4.0f}));
+  buffer.write(0, torch::tensor({1.0, -1.0}, torch::kFloat64));
+  buffer.write(4, torch::tensor({5.0f, -5.0f}));
+  buffer.write(1, torch::tensor({2.0, -2.0}, torch::kFloat64));
+  auto expected = torch::tensor({{1.0f, -1.0f}, {2.0f, -2.0f}, {-1.0f, -1.0f}, {4.0f, -4.0f}, {5.0f, -5.0f}});
+  EXPECT_TRUE(torch::equal(buffer.values(), expected)) << buffer.values();
+  EXPECT_THROW(buffer.write(5, torch::zeros({2})), c10::Error);
+  EXPECT_THROW(buffer.write(-1, torch::zeros({2})), c10::Error);
+  // Scalar rows, written from a value that requires grad, as the training loss is.
+  ampbench::train::PerStepBuffer losses(torch::kCPU, 3, {}, 0.0f);
+  auto weight = torch::ones({}, torch::requires_grad());
+  losses.write(1, weight * 7.0f);
+  losses.write(2, (weight * 9.0).to(torch::kFloat64));
+  EXPECT_TRUE(torch::equal(losses.values(), torch::tensor({0.0f, 7.0f, 9.0f}))) << losses.values();
 }

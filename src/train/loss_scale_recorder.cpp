@@ -5,30 +5,20 @@
 #include <limits>
 
 namespace ampbench::train {
-namespace {
-
-// NaN marks a step not recorded (no optimizer step: gradient accumulation); only found_inf is read for it.
-torch::Tensor unrecorded(const torch::Device& device, int64_t steps) {
-  return torch::full({steps, 2}, std::numeric_limits<float>::quiet_NaN(),
-                     torch::TensorOptions().device(device).dtype(torch::kFloat32));
-}
-
-}  // namespace
 
 LossScaleRecorder::LossScaleRecorder(const torch::Device& device, int64_t steps_per_epoch, double init_scale)
     : steps_per_epoch_(steps_per_epoch),
-      scale_and_found_inf_(unrecorded(device, steps_per_epoch)),
-      step_row_(scale_and_found_inf_),
+      scale_and_found_inf_(device, steps_per_epoch, {2}, std::numeric_limits<float>::quiet_NaN()),
       last_scale_(init_scale) {
   trace_.min_scale = init_scale;
 }
 
 void LossScaleRecorder::record(int64_t step, const amp::GradScaler& scaler) {
-  step_row_.row(step).copy_(scaler.scale_and_found_inf());
+  scale_and_found_inf_.write(step, scaler.scale_and_found_inf());
 }
 
 void LossScaleRecorder::read_epoch(int64_t epoch, int64_t steps_run) {
-  auto rows = scale_and_found_inf_.cpu();
+  auto rows = scale_and_found_inf_.values().cpu();
   const auto* row = rows.data_ptr<float>();
   for (int64_t i = 0; i < steps_run; ++i, row += 2) {
     const float scale = row[0], inf = row[1];
@@ -44,7 +34,7 @@ void LossScaleRecorder::read_epoch(int64_t epoch, int64_t steps_run) {
     last_scale_ = scale;
     trace_.min_scale = std::min(trace_.min_scale, last_scale_);
   }
-  scale_and_found_inf_.fill_(std::numeric_limits<float>::quiet_NaN());
+  scale_and_found_inf_.values().fill_(std::numeric_limits<float>::quiet_NaN());
 }
 
 }  // namespace ampbench::train

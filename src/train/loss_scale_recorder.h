@@ -6,14 +6,14 @@
 
 #include "amp/grad_scaler.h"
 #include "report/report.h"
-#include "train/row_cursor.h"
+#include "train/per_step_buffer.h"
 
 namespace ampbench::train {
 
 // Follows the GradScaler through a trial without host syncs in the loop: after each optimizer step,
-// record() copies the scale and found_inf into that step's row of a per-epoch device buffer (one tiny
-// kernel); after the epoch's timed region, read_epoch() reads it once and extends the trace (skipped
-// steps, changes of scale, the lowest scale, the longest run of back-offs).
+// record() copies the scale and found_inf into that step's row of a per-epoch buffer on the device;
+// after the epoch's timed region, read_epoch() reads it once and extends the trace (skipped steps,
+// changes of scale, the lowest scale, the longest run of back-offs).
 class LossScaleRecorder {
  public:
   LossScaleRecorder(const torch::Device& device, int64_t steps_per_epoch, double init_scale);
@@ -26,10 +26,9 @@ class LossScaleRecorder {
 
  private:
   int64_t steps_per_epoch_;
-  // fp32 [steps, 2]: per step, the scale after the optimizer step and found_inf (1 where the step was
-  // skipped; NaN where no optimizer step was taken).
-  torch::Tensor scale_and_found_inf_;
-  RowCursor step_row_;
+  // [steps, 2]: per step, the scale after the optimizer step and found_inf (1 where the step was skipped;
+  // NaN where no optimizer step was taken).
+  PerStepBuffer scale_and_found_inf_;
   double last_scale_;
   int64_t backoff_run_ = 0;
   report::LossScaleTrace trace_;

@@ -18,7 +18,7 @@
 #include "train/classification_loss.h"
 #include "train/loss_scale_recorder.h"
 #include "train/model_state.h"
-#include "train/row_cursor.h"
+#include "train/per_step_buffer.h"
 #include "train/stop_request.h"
 
 namespace ampbench::train {
@@ -84,11 +84,10 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
     return dataset_.staged ? batch : batch.to(device_, true);
   };
 
-  // Every step's loss, written in place on the device (one copy per step, no reduction): the epoch's
-  // training loss and the divergence check (NaN or inf in the loss, unlike fp16's skipped steps, whose
-  // loss is finite and whose overflow is in the scaled gradients) are read from it after the timed region.
-  auto step_losses = torch::zeros({steps}, torch::TensorOptions().device(device_).dtype(torch::kFloat32));
-  RowCursor step_loss_slot(step_losses);
+  // Every step's loss, kept on the device (no reduction in the loop): the epoch's training loss and the
+  // divergence check (NaN or inf in the loss, unlike fp16's skipped steps, whose loss is finite and whose
+  // overflow is in the scaled gradients) are read from it after the timed region.
+  PerStepBuffer step_losses(device_, steps, {}, 0.0f);
   std::vector<torch::Tensor> orders;
   record.warmup_steps_excluded = train.warmup_steps;
   auto step_timer = measure::make_step_timer(device_, steps);
@@ -120,10 +119,7 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
       const int64_t global_step = (epoch - 1) * steps + step + 1;
       if (fault_ && fault_->mode == mode && fault_->step == global_step)
         loss = inject(*fault_, loss, global_step);
-      {
-        torch::NoGradGuard no_grad;  // a plain copy of the value, cheaper than a detach() per step
-        step_loss_slot.row(step).copy_(loss);
-      }
+      step_losses.write(step, loss);
       // Without accumulation, dividing by 1 would cost a kernel forward and one backward for nothing.
       auto scaled =
           train.accumulation_steps > 1 ? loss / static_cast<double>(train.accumulation_steps) : loss;
@@ -179,7 +175,7 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
       scale_recorder->read_epoch(epoch, steps);
       record.loss_scale_trace = scale_recorder->trace();
     }
-    auto losses = step_losses.to(torch::kCPU, torch::kFloat64);
+    auto losses = step_losses.values().to(torch::kCPU, torch::kFloat64);
     auto bad_steps = losses.isfinite().logical_not().nonzero();
     if (bad_steps.size(0) > 0) {
       record.status = "diverged";
