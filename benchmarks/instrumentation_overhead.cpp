@@ -19,6 +19,7 @@
 #include "amp/grad_scaler.h"
 #include "amp/math_settings.h"
 #include "amp/mode_support.h"
+#include "cli/parse_command_line.h"
 #include "config/experiment_config.h"
 #include "data/batch_order.h"
 #include "data/load_dataset.h"
@@ -106,14 +107,7 @@ int main(int argc, char** argv) {
   app.add_option("--train-samples", train_samples,
                  "training samples per epoch (default: the config's): longer epochs, less noise per round")
       ->check(CLI::PositiveNumber);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "usage error: " << e.what() << " (see --help)\n";  // one line and exit 2, as in ampbench
-    return 2;
-  }
+  if (auto exit_code = cli::parse_command_line(app, argc, argv)) return *exit_code;
   spdlog::set_level(spdlog::level::warn);  // the Trainer's per-epoch lines would break up the table
 
   config::ExperimentConfig config;
@@ -131,7 +125,7 @@ int main(int argc, char** argv) {
     device = measure::resolve_device(config.device);
   } catch (const config::ConfigError& e) {
     std::cerr << "config error: " << e.what() << "\n";
-    return 2;
+    return cli::kExitUsage;
   }
   auto dataset = data::load_dataset(config.data, device);
   const auto& entry = *models::find_model(config.model.type);

@@ -15,6 +15,7 @@
 
 #include "cli/cli_options.h"
 #include "cli/exports.h"
+#include "cli/parse_command_line.h"
 #include "cli/progress_line.h"
 #include "config/experiment_config.h"
 #include "measure/device.h"
@@ -30,7 +31,7 @@
 namespace {
 
 constexpr int kExitRuntimeFailure = 1;
-constexpr int kExitUsage = 2;
+using ampbench::cli::kExitUsage;
 constexpr int kExitGateFailed = 3;
 constexpr int kExitInterrupted = 130;
 
@@ -211,16 +212,7 @@ int main(int argc, char** argv) {
   ampbench::cli::CompareOptions compare_options;
   ampbench::cli::add_options(app, options);
   auto* compare = ampbench::cli::add_compare_command(app, compare_options);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "usage error: " << e.what() << " (see --help)\n";
-    return kExitUsage;
-  }
+  if (auto exit_code = ampbench::cli::parse_command_line(app, argc, argv)) return *exit_code;
   configure_logging(options.quiet, options.verbose);
   try {
     return compare->parsed() ? run_compare(compare_options) : run_experiment(options);
