@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/cli_options.h"
+#include "cli/exit_codes.h"
 #include "cli/exports.h"
 #include "cli/parse_command_line.h"
 #include "cli/progress_line.h"
@@ -30,10 +31,10 @@
 
 namespace {
 
-constexpr int kExitRuntimeFailure = 1;
+using ampbench::cli::kExitGateFailed;
+using ampbench::cli::kExitInterrupted;
+using ampbench::cli::kExitRuntimeFailure;
 using ampbench::cli::kExitUsage;
-constexpr int kExitGateFailed = 3;
-constexpr int kExitInterrupted = 130;
 
 // Sets doc/<keys...> = value, creating objects on the way. When something other than an object is in
 // the way, it leaves the document alone: the config parser then reports that path.
