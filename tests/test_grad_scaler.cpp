@@ -63,6 +63,20 @@ TEST(GradScaler, InfGradientSkipsTheStepAndBacksTheScaleOff) {
   EXPECT_EQ(scaler.scale_value(), 512.0);
 }
 
+TEST(GradScaler, ScaleAndFoundInfSideBySideFollowBothThroughASkippedStep) {
+  // The loss-scale trace copies the pair: it must be the scale and found_inf themselves, not a snapshot.
+  Fixture f;
+  GradScaler scaler(options(1024, 10), torch::kCPU);
+  EXPECT_TRUE(torch::equal(scaler.scale_and_found_inf(), torch::tensor({1024.0f, 0.0f})));
+  f.set_grad({1, std::numeric_limits<float>::infinity(), 1, 1});
+  scaler.step(f.optimizer);
+  scaler.update();
+  EXPECT_TRUE(torch::equal(scaler.scale_and_found_inf(), torch::tensor({512.0f, 1.0f})))
+      << scaler.scale_and_found_inf();
+  EXPECT_TRUE(torch::equal(scaler.scale_and_found_inf()[0], scaler.scale_tensor()));
+  EXPECT_TRUE(torch::equal(scaler.scale_and_found_inf()[1], scaler.found_inf()));
+}
+
 TEST(GradScaler, NanGradientSkipsTheStepAndBacksTheScaleOff) {
   Fixture f;
   GradScaler scaler(options(1024, 10), torch::kCPU);

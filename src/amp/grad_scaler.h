@@ -43,7 +43,7 @@ class GradScaler {
   // 0-dim fp32 tensor: 1 when the current iteration found an inf/NaN gradient (valid after unscale_).
   const torch::Tensor& found_inf() const { return found_inf_; }
   // fp32 [2]: the scale and found_inf side by side (the two tensors above are views of it), so that a
-  // recorder copies both with one kernel.
+  // recorder copies both at once.
   const torch::Tensor& scale_and_found_inf() const { return scale_and_found_inf_; }
   // Reads the scale to the host (a sync): call it outside timed regions.
   double scale_value() const;

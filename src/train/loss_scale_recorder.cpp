@@ -18,7 +18,7 @@ void LossScaleRecorder::record(int64_t step, const amp::GradScaler& scaler) {
 }
 
 void LossScaleRecorder::read_epoch(int64_t epoch, int64_t steps_run) {
-  auto rows = scale_and_found_inf_.values().cpu();
+  auto rows = scale_and_found_inf_.values().cpu();  // on the CPU the buffer itself, refilled only below
   const auto* row = rows.data_ptr<float>();
   for (int64_t i = 0; i < steps_run; ++i, row += 2) {
     const float scale = row[0], inf = row[1];
@@ -34,7 +34,7 @@ void LossScaleRecorder::read_epoch(int64_t epoch, int64_t steps_run) {
     last_scale_ = scale;
     trace_.min_scale = std::min(trace_.min_scale, last_scale_);
   }
-  scale_and_found_inf_.values().fill_(std::numeric_limits<float>::quiet_NaN());
+  scale_and_found_inf_.fill(std::numeric_limits<float>::quiet_NaN());
 }
 
 }  // namespace ampbench::train

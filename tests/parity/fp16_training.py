@@ -41,7 +41,7 @@ def main(in_path, out_path):
             x, y = inputs.index_select(0, index), labels.index_select(0, index)
             with torch.autocast("cpu", dtype=torch.float16):
                 loss = F.cross_entropy(model(x.flatten(1)).float(), y)
-            scaler.scale(loss / 1.0).backward()  # / accumulation_steps, as the Trainer does
+            scaler.scale(loss).backward()  # one batch per step: the Trainer does not divide by 1
             # unscale_ first, as ampbench's GradScaler::step does: the fused step then gets found_inf only.
             scaler.unscale_(optimizer)
             scaler.step(optimizer)
