@@ -10,6 +10,7 @@ cases=(
   "--vs-pytorch 1 configs/mlp.json"
   "--overhead x configs/mlp.json"
   "--bogus configs/mlp.json"
+  "configs/mlp.json --tests"
   "$out/missing.json"
 )
 for args in "${cases[@]}"; do
