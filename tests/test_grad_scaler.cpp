@@ -53,6 +53,21 @@ TEST(GradScaler, UnscaledGradsEqualGradsDividedByTheScale) {
   EXPECT_EQ(scaler.found_inf().item<float>(), 0.0f);
 }
 
+TEST(GradScaler, UnscaleDividesByTheScaleOfItsOwnIterationAfterTheScaleMoved) {
+  // A scale that no power of two matches, then its back-off: each unscale_ must use the current scale.
+  Fixture f;
+  GradScaler scaler(options(3, 10), torch::kCPU);
+  f.set_grad({3, 6, std::numeric_limits<float>::infinity(), 1.5});
+  scaler.unscale_(f.optimizer);
+  scaler.update();  // backs off to 1.5
+  f.set_grad({3, 6, -1.5, 0.75});
+  scaler.unscale_(f.optimizer);
+  const float inv = static_cast<float>(1.0 / 1.5);  // in double, then rounded, as torch.amp.GradScaler does
+  EXPECT_TRUE(torch::equal(f.param.grad(), torch::tensor({3 * inv, 6 * inv, -1.5f * inv, 0.75f * inv})))
+      << f.param.grad();
+  EXPECT_EQ(scaler.found_inf().item<float>(), 0.0f);
+}
+
 TEST(GradScaler, InfGradientSkipsTheStepAndBacksTheScaleOff) {
   Fixture f;
   GradScaler scaler(options(1024, 10), torch::kCPU);

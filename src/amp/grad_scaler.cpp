@@ -11,6 +11,8 @@ GradScaler::GradScaler(GradScalerOptions options, const torch::Device& device) :
   scale_ = scale_and_found_inf_.select(0, 0);
   found_inf_ = scale_and_found_inf_.select(0, 1);
   growth_tracker_ = torch::zeros({}, on_device.dtype(torch::kInt32));
+  scale_fp64_ = torch::empty({}, on_device.dtype(torch::kFloat64));
+  inv_scale_ = torch::empty({}, on_device.dtype(torch::kFloat32));
 }
 
 torch::Tensor GradScaler::scale(const torch::Tensor& loss) const { return loss * scale_; }
@@ -21,14 +23,17 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
   }
   if (stage_ == Stage::stepped) throw std::logic_error("GradScaler::unscale_() is being called after step()");
   torch::NoGradGuard no_grad;
-  // As torch.amp.GradScaler: the reciprocal is taken in double, then rounded to fp32.
-  auto inv_scale = scale_.to(torch::kFloat64).reciprocal().to(torch::kFloat32);
+  // As torch.amp.GradScaler: the reciprocal is taken in double, then rounded to fp32 (same three kernels,
+  // written in place).
+  scale_fp64_.copy_(scale_);
+  scale_fp64_.reciprocal_();
+  inv_scale_.copy_(scale_fp64_);
   found_inf_.zero_();
   // The kernel wants one dtype per call.
   std::map<c10::ScalarType, std::vector<torch::Tensor>> grads_by_dtype;
   for (auto& grad : optimizer.grads()) grads_by_dtype[grad.scalar_type()].push_back(grad);
   for (auto& [dtype, grads] : grads_by_dtype) {
-    at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf_, inv_scale);
+    at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf_, inv_scale_);
   }
   stage_ = Stage::unscaled;
 }

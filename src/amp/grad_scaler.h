@@ -57,6 +57,10 @@ class GradScaler {
   torch::Tensor scale_;
   torch::Tensor growth_tracker_;
   torch::Tensor found_inf_;
+  // 1 / scale, taken in double (as torch.amp.GradScaler does) and rounded to fp32: kept between steps so
+  // that computing it allocates nothing in the loop.
+  torch::Tensor scale_fp64_;
+  torch::Tensor inv_scale_;
   Stage stage_ = Stage::ready;
 };
 
