@@ -67,6 +67,24 @@ TEST(Trainer, TheLossScaleTraceRecordsEveryChangeAtItsStep) {
             (std::vector<std::pair<int64_t, double>>{{4, 2.0}, {8, 4.0}}));
 }
 
+TEST(Trainer, AccumulatingTwoHalfBatchesTrainsLikeOneWholeBatch) {
+  // Batches are cut from the epoch's order in sequence, so two batches of 4 are the 8 samples of one batch
+  // of 8. Each half's loss is divided by the accumulation steps, so the summed gradients are the whole
+  // batch's mean gradient: the same weights after every optimizer step (plain SGD, no clipping).
+  auto config_with = [](int64_t batch, int64_t accumulation) {
+    auto doc = fp16_config(accumulation, 1.0);
+    doc["precision"]["modes"] = {"fp32"};
+    doc["train"]["batch_size"] = batch;
+    doc["train"].erase("clip_grad_norm");
+    doc["train"]["optimizer"] = {{"type", "sgd"}, {"lr", 0.5}, {"momentum", 0.0}};
+    return doc;
+  };
+  auto whole = run(config_with(8, 1)).trials.at(0).epochs.at(0);
+  auto halves = run(config_with(4, 2)).trials.at(0).epochs.at(0);
+  EXPECT_NEAR(halves.val_loss, whole.val_loss, 1e-5);
+  EXPECT_NEAR(halves.train_loss, whole.train_loss, 1e-5);  // the mean of the halves' means
+}
+
 TEST(Trainer, AScaleThatOverflowsFp16BacksOffEveryStepAndIsReportedAsACollapse) {
   auto report = run(fp16_config(1, 1e30));  // scaled gradients overflow fp16 for dozens of halvings
   const auto& trial = report.trials.at(0);
