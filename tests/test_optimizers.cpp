@@ -89,3 +89,56 @@ TEST(Optimizers, ClipGradNormMatchesLibTorchAndReturnsTheNormBeforeClipping) {
   EXPECT_TRUE(torch::allclose(a[0].grad(), b[0].grad(), 1e-5, 1e-7));
   EXPECT_TRUE(torch::allclose(a[1].grad(), b[1].grad(), 1e-5, 1e-7));
 }
+
+namespace {
+
+// Gives a gradient only to the parameters whose index is in `which`; the others have none, as a frozen
+// or unused parameter in a training step.
+void set_grads_of(std::vector<torch::Tensor>& a, std::vector<torch::Tensor>& b,
+                  const std::vector<size_t>& which, int step) {
+  torch::manual_seed(200 + step);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i].mutable_grad().reset();
+    b[i].mutable_grad().reset();
+  }
+  for (size_t i : which) {
+    auto g = torch::randn_like(a[i]);
+    a[i].mutable_grad() = g.clone();
+    b[i].mutable_grad() = g.clone();
+  }
+}
+
+// Which parameters have a gradient changes from step to step: only the second, then only the first (the
+// same number, other parameters), then both, then the first alone. Each parameter must be stepped with
+// its own state, and the others left alone, as LibTorch's per-parameter optimizers do.
+const std::vector<std::vector<size_t>> kChangingGradSets = {{1}, {0}, {0, 1}, {0}};
+
+}  // namespace
+
+TEST(Optimizers, FusedAdamWFollowsTheParametersThatHaveGradientsAsTheyChange) {
+  auto fused_params = make_params(5);
+  auto reference_params = copy_of(fused_params);
+  ampbench::optim::FusedAdamW fused(fused_params, {1e-2, 0.9, 0.999, 1e-8, 0.01});
+  torch::optim::AdamW reference(
+      reference_params, torch::optim::AdamWOptions(1e-2).betas({0.9, 0.999}).eps(1e-8).weight_decay(0.01));
+  for (size_t step = 0; step < kChangingGradSets.size(); ++step) {
+    set_grads_of(fused_params, reference_params, kChangingGradSets[step], static_cast<int>(step));
+    fused.step();
+    reference.step();
+    expect_close(fused_params, reference_params);
+  }
+}
+
+TEST(Optimizers, FusedSgdFollowsTheParametersThatHaveGradientsAsTheyChange) {
+  auto fused_params = make_params(6);
+  auto reference_params = copy_of(fused_params);
+  ampbench::optim::FusedSgd fused(fused_params, {0.05, 0.9, 1e-3});
+  torch::optim::SGD reference(reference_params,
+                              torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-3));
+  for (size_t step = 0; step < kChangingGradSets.size(); ++step) {
+    set_grads_of(fused_params, reference_params, kChangingGradSets[step], static_cast<int>(step));
+    fused.step();
+    reference.step();
+    expect_close(fused_params, reference_params);
+  }
+}

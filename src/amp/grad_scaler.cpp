@@ -1,6 +1,5 @@
 #include "amp/grad_scaler.h"
 
-#include <map>
 #include <stdexcept>
 
 namespace ampbench::amp {
@@ -29,12 +28,10 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
   scale_fp64_.reciprocal_();
   inv_scale_.copy_(scale_fp64_);
   found_inf_.zero_();
-  // The kernel wants one dtype per call.
-  std::map<c10::ScalarType, std::vector<torch::Tensor>> grads_by_dtype;
-  for (auto& grad : optimizer.grads()) grads_by_dtype[grad.scalar_type()].push_back(grad);
-  for (auto& [dtype, grads] : grads_by_dtype) {
-    at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf_, inv_scale_);
-  }
+  // The kernel wants one dtype per call. Every gradient here is fp32: the optimizer holds fp32 master
+  // weights only, and autograd gives each gradient its parameter's dtype. So one call takes them all.
+  const auto& grads = optimizer.grads();
+  if (!grads.empty()) at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf_, inv_scale_);
   stage_ = Stage::unscaled;
 }
 

@@ -27,25 +27,23 @@ Optimizer::Optimizer(std::vector<torch::Tensor> params) : params_(std::move(para
   }
 }
 
-std::vector<size_t> Optimizer::params_with_grad() const {
-  std::vector<size_t> indices;
+const Optimizer::GradBatch& Optimizer::gather_grads() {
+  indices_scratch_.clear();
   for (size_t i = 0; i < params_.size(); ++i) {
-    if (params_[i].grad().defined()) indices.push_back(i);
+    if (params_[i].grad().defined()) indices_scratch_.push_back(i);
   }
-  return indices;
+  if (indices_scratch_ != batch_.indices) {
+    batch_.indices = indices_scratch_;
+    batch_.params = select(params_, batch_.indices);
+    gather_state(batch_.indices);
+  }
+  // The gradients are new tensors at every backward (zero_grad() drops them), so they are gathered anew.
+  batch_.grads.clear();
+  for (size_t i : batch_.indices) batch_.grads.push_back(params_[i].grad());
+  return batch_;
 }
 
-Optimizer::GradBatch Optimizer::with_grads() const {
-  GradBatch batch;
-  batch.indices = params_with_grad();
-  for (size_t i : batch.indices) {
-    batch.params.push_back(params_[i]);
-    batch.grads.push_back(params_[i].grad());
-  }
-  return batch;
-}
-
-std::vector<torch::Tensor> Optimizer::grads() const { return with_grads().grads; }
+const std::vector<torch::Tensor>& Optimizer::grads() { return gather_grads().grads; }
 
 void Optimizer::zero_grad() {
   for (auto& p : params_) p.mutable_grad().reset();
@@ -58,13 +56,16 @@ FusedSgd::FusedSgd(std::vector<torch::Tensor> params, SgdOptions options)
   if (options_.momentum != 0.0) momentum_buffers_ = zeros_like_each(this->params());
 }
 
+void FusedSgd::gather_state(const std::vector<size_t>& indices) {
+  if (options_.momentum != 0.0) gathered_momentum_buffers_ = select(momentum_buffers_, indices);
+}
+
 void FusedSgd::step(const std::optional<torch::Tensor>& found_inf) {
   torch::NoGradGuard no_grad;
-  auto batch = with_grads();
+  const auto& batch = gather_grads();
   if (batch.indices.empty()) return;
-  auto buffers =
-      options_.momentum != 0.0 ? select(momentum_buffers_, batch.indices) : std::vector<torch::Tensor>{};
-  at::_fused_sgd_(batch.params, batch.grads, buffers, options_.weight_decay, options_.momentum, options_.lr,
+  at::_fused_sgd_(batch.params, batch.grads, gathered_momentum_buffers_, options_.weight_decay,
+                  options_.momentum, options_.lr,
                   /*dampening=*/0.0, /*nesterov=*/false, /*maximize=*/false, /*is_first_step=*/false,
                   /*grad_scale=*/std::nullopt, found_inf);
 }
@@ -76,19 +77,23 @@ FusedAdamW::FusedAdamW(std::vector<torch::Tensor> params, AdamWOptions options)
   for (const auto& p : this->params()) steps_.push_back(torch::zeros({}, p.options()));
 }
 
+void FusedAdamW::gather_state(const std::vector<size_t>& indices) {
+  gathered_exp_avgs_ = select(exp_avgs_, indices);
+  gathered_exp_avg_sqs_ = select(exp_avg_sqs_, indices);
+  gathered_steps_ = select(steps_, indices);
+}
+
 void FusedAdamW::step(const std::optional<torch::Tensor>& found_inf) {
   torch::NoGradGuard no_grad;
-  auto batch = with_grads();
+  const auto& batch = gather_grads();
   if (batch.indices.empty()) return;
-  auto steps = select(steps_, batch.indices);
   // As torch.optim.AdamW(fused=True): count the step, and take it back on the device when it was skipped.
-  at::_foreach_add_(steps, 1);
-  at::_fused_adamw_(batch.params, batch.grads, select(exp_avgs_, batch.indices),
-                    select(exp_avg_sqs_, batch.indices),
-                    /*max_exp_avg_sqs=*/{}, steps, options_.lr, options_.beta1, options_.beta2,
+  at::_foreach_add_(gathered_steps_, 1);
+  at::_fused_adamw_(batch.params, batch.grads, gathered_exp_avgs_, gathered_exp_avg_sqs_,
+                    /*max_exp_avg_sqs=*/{}, gathered_steps_, options_.lr, options_.beta1, options_.beta2,
                     options_.weight_decay, options_.eps, /*amsgrad=*/false, /*maximize=*/false,
                     /*grad_scale=*/std::nullopt, found_inf);
-  if (found_inf) at::_foreach_sub_(steps, std::vector<torch::Tensor>(steps.size(), *found_inf));
+  if (found_inf) at::_foreach_add_(gathered_steps_, *found_inf, /*alpha=*/-1);
 }
 
 }  // namespace ampbench::optim

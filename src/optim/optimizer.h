@@ -1,6 +1,5 @@
 #pragma once
 
-#include <memory>
 #include <optional>
 #include <vector>
 
@@ -16,27 +15,36 @@ class Optimizer {
  public:
   explicit Optimizer(std::vector<torch::Tensor> params);
   virtual ~Optimizer() = default;
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
 
   const std::vector<torch::Tensor>& params() const { return params_; }
-  // The gradients of the parameters that have one, in parameter order.
-  std::vector<torch::Tensor> grads() const;
+  // The gradients of the parameters that have one, in parameter order: gathered afresh at each call
+  // into a vector kept between calls (valid until the next call).
+  const std::vector<torch::Tensor>& grads();
   virtual void step(const std::optional<torch::Tensor>& found_inf = std::nullopt) = 0;
   // Drops the gradients (set to none, as PyTorch does by default).
   void zero_grad();
 
  protected:
-  // Indices into params() of the parameters that have a gradient.
-  std::vector<size_t> params_with_grad() const;
-  // The parameters that have a gradient, their gradients, and their indices into params(): what a
-  // fused kernel takes.
+  // The parameters that have a gradient, their gradients, and their indices into params(): what a fused
+  // kernel takes.
   struct GradBatch {
     std::vector<size_t> indices;
     std::vector<torch::Tensor> params, grads;
   };
-  GradBatch with_grads() const;
+  // Refills the batch in place, so that a step allocates no host memory for it while the same parameters
+  // have gradients (a parameter may have none, as in PyTorch's optimizers); when that set changes, calls
+  // gather_state() first.
+  const GradBatch& gather_grads();
+  // Gathers the subclass's per-parameter state (momentum, moments) for the parameters at these indices,
+  // in the same order, for the fused kernel.
+  virtual void gather_state(const std::vector<size_t>& indices) = 0;
 
  private:
   std::vector<torch::Tensor> params_;
+  GradBatch batch_;
+  std::vector<size_t> indices_scratch_;
 };
 
 struct SgdOptions {
@@ -59,8 +67,11 @@ class FusedSgd final : public Optimizer {
   void step(const std::optional<torch::Tensor>& found_inf = std::nullopt) override;
 
  private:
+  void gather_state(const std::vector<size_t>& indices) override;
+
   SgdOptions options_;
   std::vector<torch::Tensor> momentum_buffers_;
+  std::vector<torch::Tensor> gathered_momentum_buffers_;
 };
 
 class FusedAdamW final : public Optimizer {
@@ -69,8 +80,11 @@ class FusedAdamW final : public Optimizer {
   void step(const std::optional<torch::Tensor>& found_inf = std::nullopt) override;
 
  private:
+  void gather_state(const std::vector<size_t>& indices) override;
+
   AdamWOptions options_;
   std::vector<torch::Tensor> exp_avgs_, exp_avg_sqs_, steps_;
+  std::vector<torch::Tensor> gathered_exp_avgs_, gathered_exp_avg_sqs_, gathered_steps_;
 };
 
 }  // namespace ampbench::optim
