@@ -41,8 +41,30 @@ TEST(CpuFeatures, EachFormatIsFoundThroughItsVectorOrItsMatrixInstructions) {
   EXPECT_TRUE(amx_only->bf16);
 }
 
-TEST(CpuFeatures, WithoutAFlagsLineNothingIsSaid) {
-  EXPECT_FALSE(from("processor\t: 0\nFeatures\t: fp asimd asimdhp bf16\nCPU implementer\t: 0x41\n"));
+TEST(CpuFeatures, OnArmTheFeaturesLineIsRead) {
+  const auto graviton3 = from(
+      "processor\t: 0\nBogoMIPS\t: 2100.00\n"
+      "Features\t: fp asimd evtstrm aes fphp asimdhp cpuid asimddp sve svebf16 i8mm bf16 dgh rng\n"
+      "CPU implementer\t: 0x41\n");
+  ASSERT_TRUE(graviton3);
+  EXPECT_EQ(graviton3->architecture, ampbench::measure::CpuArchitecture::arm64);
+  EXPECT_TRUE(graviton3->fp16);
+  EXPECT_TRUE(graviton3->bf16);
+  const auto graviton2 =
+      from("Features\t: fp asimd evtstrm aes pmull crc32 atomics fphp asimdhp cpuid asimddp\n");
+  ASSERT_TRUE(graviton2);
+  EXPECT_TRUE(graviton2->fp16);
+  EXPECT_FALSE(graviton2->bf16);
+  // A Cortex-A72 has neither; the SVE form of BF16 alone is not the BF16 extension.
+  const auto cortex_a72 = from("Features\t: fp asimd evtstrm crc32 cpuid svebf16\n");
+  ASSERT_TRUE(cortex_a72);
+  EXPECT_FALSE(cortex_a72->fp16);
+  EXPECT_FALSE(cortex_a72->bf16);
+}
+
+TEST(CpuFeatures, WithoutAFlagsOrFeaturesLineNothingIsSaid) {
+  EXPECT_FALSE(from("processor\t: 0\nmodel name\t: a CPU\nCPU implementer\t: 0x41\n"));
+  EXPECT_FALSE(from("vmx flags\t: vnmi preemption_timer\n"));
   EXPECT_FALSE(from(""));
   // Substrings of a flag are not the flag.
   auto cpu = from("flags\t\t: avx512_fp16x xamx_bf16\n");

@@ -42,6 +42,23 @@ TEST(ModeSupport, ACpuWithout16BitArithmeticRunsFp16AndBf16WithACaveat) {
       check_mode_support(PrecisionMode::bf16, DeviceType::CUDA, ComputeCapability{9, 0}, neither).caveat);
 }
 
+TEST(ModeSupport, TheCaveatNamesTheInstructionsOfTheCpusArchitecture) {
+  using ampbench::measure::Cpu16BitArithmetic;
+  using ampbench::measure::CpuArchitecture;
+  const Cpu16BitArithmetic x86{false, false, CpuArchitecture::x86}, arm{false, false, CpuArchitecture::arm64};
+  const auto reason = [](PrecisionMode mode, const Cpu16BitArithmetic& cpu) {
+    return check_mode_support(mode, DeviceType::CPU, std::nullopt, cpu).caveat.value().reason;
+  };
+  EXPECT_NE(reason(PrecisionMode::fp16, x86).find("AVX512-FP16"), std::string::npos);
+  EXPECT_NE(reason(PrecisionMode::bf16, x86).find("AMX-BF16"), std::string::npos);
+  EXPECT_NE(reason(PrecisionMode::fp16, arm).find("asimdhp"), std::string::npos);
+  EXPECT_NE(reason(PrecisionMode::bf16, arm).find("BF16 extension"), std::string::npos);
+  EXPECT_EQ(reason(PrecisionMode::fp16, arm).find("AVX"), std::string::npos);
+  const auto arm_advice =
+      check_mode_support(PrecisionMode::bf16, DeviceType::CPU, std::nullopt, arm).caveat->advice;
+  EXPECT_EQ(arm_advice.find("AMX"), std::string::npos) << arm_advice;
+}
+
 TEST(ModeSupport, Bf16AndTf32NeedAmpere) {
   const ComputeCapability volta{7, 0}, turing{7, 5}, ampere{8, 0}, hopper{9, 0};
   for (auto mode : {PrecisionMode::bf16, PrecisionMode::tf32}) {

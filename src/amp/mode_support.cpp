@@ -14,10 +14,22 @@ std::string text(const ComputeCapability& c) {
 // A CPU without 16-bit arithmetic still runs autocast, through fp32: slower, not faster. Measured on a
 // Xeon with AVX-512 but neither (results/): fp16 at 0.02-0.04x fp32's speed, about nine tenths of its time in
 // LibTorch's generic fp16 GEMM; bf16 at 0.3-0.8x.
-ModeCaveat no_16bit_arithmetic(const std::string& reason) {
+ModeCaveat no_16bit_arithmetic(const std::string& reason, measure::CpuArchitecture architecture) {
+  const std::string where = architecture == measure::CpuArchitecture::x86
+                                ? "a CPU with AMX (Intel Xeon 4th generation or newer)"
+                                : "an Arm CPU with asimdhp and bf16 (Neoverse V1, N2 or newer)";
   return {"no_16bit_arithmetic", reason,
-          "compare on a CPU with AMX (Intel Xeon 4th generation or newer) or on a GPU to see what 16-bit "
-          "arithmetic buys"};
+          "compare on " + where + " or on a GPU to see what 16-bit arithmetic buys"};
+}
+
+// The instructions each format would need, as the CPU's architecture names them.
+std::string missing_instructions(PrecisionMode mode, measure::CpuArchitecture architecture) {
+  if (architecture == measure::CpuArchitecture::arm64) {
+    return mode == PrecisionMode::fp16 ? "no Advanced SIMD half-precision arithmetic, asimdhp"
+                                       : "no BF16 extension, bf16";
+  }
+  return mode == PrecisionMode::fp16 ? "neither AVX512-FP16 nor AMX-FP16"
+                                     : "neither AVX512-BF16 nor AMX-BF16";
 }
 
 }  // namespace
@@ -31,15 +43,19 @@ ModeSupport check_mode_support(PrecisionMode mode, c10::DeviceType device_type,
     }
     if (cpu && mode == PrecisionMode::fp16 && !cpu->fp16) {
       return {{},
-              no_16bit_arithmetic("this CPU has no fp16 arithmetic (neither AVX512-FP16 nor AMX-FP16): "
-                                  "LibTorch runs fp16 matmuls and convolutions in generic kernels that "
-                                  "compute in fp32, so expect fp16 to be slower than fp32")};
+              no_16bit_arithmetic(
+                  "this CPU has no fp16 arithmetic (" + missing_instructions(mode, cpu->architecture) +
+                      "): LibTorch runs fp16 matmuls and convolutions in generic kernels that "
+                      "compute in fp32, so expect fp16 to be slower than fp32",
+                  cpu->architecture)};
     }
     if (cpu && mode == PrecisionMode::bf16 && !cpu->bf16) {
       return {{},
-              no_16bit_arithmetic("this CPU has no bf16 arithmetic (neither AVX512-BF16 nor AMX-BF16): "
-                                  "bf16 matmuls and convolutions go through conversions to fp32, so expect "
-                                  "no speed-up over fp32")};
+              no_16bit_arithmetic("this CPU has no bf16 arithmetic (" +
+                                      missing_instructions(mode, cpu->architecture) +
+                                      "): bf16 matmuls and convolutions go through conversions to fp32, so "
+                                      "expect no speed-up over fp32",
+                                  cpu->architecture)};
     }
     return {};
   }
