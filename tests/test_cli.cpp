@@ -227,7 +227,8 @@ TEST_F(Cli, UnavailableCudaIsAUsageError) {
   auto result = run("--config " + write_config(tiny_config()).string() + " --device cuda:0");
   if (result.exit_code == 0) GTEST_SKIP() << "this machine has a GPU";
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.err.find("config error: device: cuda:0 requested"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("config error: /device (from --device): cuda:0 requested"), std::string::npos)
+      << result.err;
   EXPECT_FALSE(fs::exists(dir_ / "out"));
 }
 
@@ -280,6 +281,79 @@ TEST_F(Cli, AFailedGateExitsThreeAndSaysWhich) {
   auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
   EXPECT_EQ(report["gates"][0]["passed"], false);
   EXPECT_EQ(report["gates"][1]["passed"], true);
+}
+
+TEST_F(Cli, AGateWhoseBaselineDidNotFinishSaysSo) {
+  auto config = tiny_config();
+  config["precision"] = {{"modes", {"fp32", "bf16"}}};
+  config["gates"] = {{"max_val_loss_delta", {{"bf16", 1.0}}}};
+  auto result = run("--config " + write_config(config).string() + " -q --inject-fault nan:fp32:6");
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  EXPECT_NE(
+      result.out.find("gate FAIL: bf16 max_val_loss_delta: no value (fp32, the baseline, did not finish)"),
+      std::string::npos)
+      << result.out;
+}
+
+TEST_F(Cli, CommandLineValuesAreCheckedWithTheOptionNamed) {
+  const auto config = write_config(tiny_config()).string();
+  auto refused = [&](const std::string& options, const std::string& message) {
+    auto result = run("--config " + config + " -q " + options);
+    EXPECT_EQ(result.exit_code, 2) << options;
+    EXPECT_EQ(line_count(result.err), 1u) << result.err;
+    EXPECT_NE(result.err.find(message), std::string::npos) << options << ": " << result.err;
+  };
+  refused("--seed abc", "usage error: --seed: expected an integer in [0, 9223372036854775807], got \"abc\"");
+  refused("--seed 99999999999999999999", "got \"99999999999999999999\"");  // not clamped to the largest
+  refused("--epochs 0", "usage error: --epochs: expected an integer in [1, 1000000], got \"0\"");
+  refused("--export-json ''", "usage error: --export-json: expected a file path, or - for stdout");
+  refused("--peak-tflops fp32=1,fp32=2",
+          "usage error: --peak-tflops: expected X or MODE=X,MODE=X with each mode once");
+  refused("--modes fp32,fp32",
+          "config error: /precision/modes/1 (from --modes): mode \"fp32\" is listed twice");
+  // A planted fault that could never fire would let a test pass without it.
+  refused("--modes fp32 --inject-fault nan:bf16:2",
+          "usage error: --inject-fault: mode bf16 is not among the modes run");
+  refused("--inject-fault nan:fp32:9", "usage error: --inject-fault: step 9 is past a trial's last step (8)");
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+TEST_F(Cli, CompareFailsWhenNewLacksAModeOrIsPartial) {
+  auto config = tiny_config();
+  config["precision"] = {{"modes", {"fp32", "bf16"}}};
+  ASSERT_EQ(run("--config " + write_config(config).string() + " -q --epochs 1 --export-json " +
+                (dir_ / "base.json").string())
+                .exit_code,
+            0);
+  const auto base = (dir_ / "base.json").string();
+  // NEW's bf16 ran out of memory: it has no figures, which no limit is needed to call a regression.
+  auto oom = nlohmann::json::parse(read_file(base));
+  oom["summary"].erase(1);
+  oom["trials"][1]["status"] = "oom";
+  oom["trials"][1]["detail"] = "out of memory at batch size 16";
+  write_config(oom, "oom.json");
+  auto result = run("compare " + base + " " + (dir_ / "oom.json").string());
+  EXPECT_EQ(result.exit_code, 3) << result.out << result.err;
+  EXPECT_NE(result.out.find("regression: bf16: no figures in " + (dir_ / "oom.json").string() +
+                            " (oom: out of memory at batch size 16)"),
+            std::string::npos)
+      << result.out;
+  // NEW was stopped before it finished.
+  auto partial = nlohmann::json::parse(read_file(base));
+  partial["complete"] = false;
+  partial["stopped_by"] = "SIGINT";
+  write_config(partial, "partial.json");
+  result = run("compare " + base + " " + (dir_ / "partial.json").string());
+  EXPECT_EQ(result.exit_code, 3) << result.out << result.err;
+  EXPECT_NE(result.out.find("is a partial report: its run was stopped by SIGINT"), std::string::npos)
+      << result.out;
+  // A Markdown file that cannot be written is refused before anything is written.
+  result = run("compare " + base + " " + base + " --markdown " + dir_.string());
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("output error: cannot write " + dir_.string() + ": is a directory"),
+            std::string::npos)
+      << result.err;
+  EXPECT_FALSE(fs::exists(dir_.string() + ".tmp"));
 }
 
 TEST_F(Cli, CompareFlagsARegressionAndRefusesDifferentExperiments) {
@@ -448,5 +522,6 @@ TEST_F(Cli, PeakTflopsGivesAnMfuAndAnUnknownPeakGivesNone) {
   EXPECT_EQ(report["config"]["peak_tflops"], (nlohmann::json{{"bf16", 0.5}}));
   auto bad = run("--config " + config + " --peak-tflops fast");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("config error: /peak_tflops: expected a number"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("usage error: --peak-tflops: expected X or MODE=X,MODE=X"), std::string::npos)
+      << bad.err;
 }

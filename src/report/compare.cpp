@@ -1,6 +1,8 @@
 #include "report/compare.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "config/json_reader.h"
@@ -19,8 +21,28 @@ struct ModeFigures {
 struct ReportFigures {
   std::string config_hash;
   std::string model;
+  bool complete = true;
+  std::string stopped_by;
   std::vector<ModeFigures> modes;
+  // For each mode with a trial that did not finish: that trial's status, and its detail when it has one.
+  std::map<std::string, std::string> unfinished;
 };
+
+// The first unfinished trial of each mode, from the report's "trials" array.
+std::map<std::string, std::string> read_unfinished_trials(const nlohmann::json& document) {
+  const auto& trials = document.at("trials");
+  if (!trials.is_array()) throw config::ConfigError("/trials", "expected an array");
+  std::map<std::string, std::string> out;
+  for (size_t i = 0; i < trials.size(); ++i) {
+    config::ObjectReader trial(trials[i], "/trials/" + std::to_string(i));
+    const auto mode = trial.required_string("mode");
+    const auto status = trial.required_string("status");
+    if (status == "ok" || out.contains(mode)) continue;
+    const auto& detail = trials[i].contains("detail") ? trials[i]["detail"] : nlohmann::json();
+    out[mode] = detail.is_string() ? status + ": " + detail.get<std::string>() : status;
+  }
+  return out;
+}
 
 // Reads just what a comparison needs, strictly, so a file that is not an ampbench report gets a clear
 // error naming where it differs.
@@ -33,6 +55,14 @@ ReportFigures read_figures(const nlohmann::json& document, const std::string& na
     }
     out.config_hash = root.object("environment").required_string("config_hash");
     out.model = root.object("config").object("model").required_string("type");
+    if (!document.contains("complete") || !document["complete"].is_boolean()) {
+      throw config::ConfigError("/complete", "expected true or false");
+    }
+    out.complete = document["complete"].get<bool>();
+    if (document.contains("stopped_by") && document["stopped_by"].is_string()) {
+      out.stopped_by = document["stopped_by"].get<std::string>();
+    }
+    out.unfinished = read_unfinished_trials(document);
     const auto& summary = document.at("summary");
     if (!summary.is_array()) throw config::ConfigError("/summary", "expected an array");
     for (size_t i = 0; i < summary.size(); ++i) {
@@ -69,6 +99,12 @@ TextRows rows(const Comparison& c) {
   TextRows out{{"mode", "base samples/s", "new samples/s", "slowdown", "base peak", "new peak",
                 "memory change", "base val loss", "new val loss", "verdict"}};
   for (const auto& m : c.modes) {
+    if (m.unfinished_in_new) {
+      out.push_back({m.mode, format("%.1f", m.base_samples_per_second), "-", "-",
+                     format("%.1f MiB", double(m.base_peak_bytes) / 1048576.0), "-", "-",
+                     format("%.4f", m.base_val_loss), "-", "REGRESSION"});
+      continue;
+    }
     out.push_back({m.mode, format("%.1f", m.base_samples_per_second),
                    format("%.1f", m.new_samples_per_second), format("%+.1f%%", 100.0 * m.slowdown),
                    format("%.1f MiB", double(m.base_peak_bytes) / 1048576.0),
@@ -83,6 +119,7 @@ TextRows rows(const Comparison& c) {
 }  // namespace
 
 bool Comparison::regressed() const {
+  if (new_incomplete) return true;
   for (const auto& m : modes) {
     if (!m.regressions.empty()) return true;
   }
@@ -95,24 +132,35 @@ Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& nex
   auto a = read_figures(base, base_name);
   auto b = read_figures(next, new_name);
   if (!force && (a.config_hash != b.config_hash || a.model != b.model)) {
-    throw config::ConfigError(new_name, "comes from a different experiment than " + base_name + " (model " +
-                                            b.model + " vs " + a.model + ", config " + b.config_hash +
-                                            " vs " + a.config_hash + "); use --force to compare anyway");
+    const auto models = a.model != b.model ? "model " + b.model + " vs " + a.model + ", " : std::string();
+    throw config::ConfigError(new_name, "comes from a different experiment than " + base_name + " (" +
+                                            models + "config " + b.config_hash + " vs " + a.config_hash +
+                                            "); use --force to compare anyway");
   }
   Comparison comparison;
+  if (!b.complete) {
+    comparison.new_incomplete = new_name + " is a partial report: its run was stopped" +
+                                (b.stopped_by.empty() ? "" : " by " + b.stopped_by);
+  }
   for (const auto& x : a.modes) {
     auto y =
         std::find_if(b.modes.begin(), b.modes.end(), [&](const ModeFigures& f) { return f.mode == x.mode; });
-    if (y == b.modes.end()) continue;
     ModeComparison m;
     m.mode = x.mode;
     m.base_samples_per_second = x.samples_per_second;
+    m.base_peak_bytes = x.peak_bytes;
+    m.base_val_loss = x.val_loss;
+    if (y == b.modes.end()) {
+      const auto why = b.unfinished.find(x.mode);
+      m.unfinished_in_new = why != b.unfinished.end() ? why->second : "not run";
+      m.regressions.push_back(m.mode + ": no figures in " + new_name + " (" + *m.unfinished_in_new + ")");
+      comparison.modes.push_back(m);
+      continue;
+    }
     m.new_samples_per_second = y->samples_per_second;
     m.slowdown = x.samples_per_second > 0 ? 1.0 - y->samples_per_second / x.samples_per_second : 0.0;
-    m.base_peak_bytes = x.peak_bytes;
     m.new_peak_bytes = y->peak_bytes;
     if (x.peak_bytes > 0) m.memory_increase = double(y->peak_bytes) / double(x.peak_bytes) - 1.0;
-    m.base_val_loss = x.val_loss;
     m.new_val_loss = y->val_loss;
     if (limits.max_slowdown && m.slowdown > *limits.max_slowdown) {
       m.regressions.push_back(m.mode + format(": %.1f%% slower", 100.0 * m.slowdown) +
@@ -135,6 +183,7 @@ Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& nex
 std::string comparison_to_console(const Comparison& comparison) {
   std::ostringstream out;
   out << render_aligned(rows(comparison));
+  if (comparison.new_incomplete) out << "regression: " << *comparison.new_incomplete << "\n";
   for (const auto& m : comparison.modes) {
     for (const auto& r : m.regressions) out << "regression: " << r << "\n";
   }
@@ -144,6 +193,7 @@ std::string comparison_to_console(const Comparison& comparison) {
 std::string comparison_to_markdown(const Comparison& comparison) {
   std::ostringstream out;
   out << "### ampbench compare\n\n" << render_markdown_table(rows(comparison));
+  if (comparison.new_incomplete) out << "\n- **regression**: " << *comparison.new_incomplete;
   for (const auto& m : comparison.modes) {
     for (const auto& r : m.regressions) out << "\n- **regression**: " << r;
   }

@@ -25,16 +25,23 @@ struct ModeComparison {
   int64_t base_peak_bytes = 0, new_peak_bytes = 0;
   std::optional<double> memory_increase;  // empty when the base peak is 0
   double base_val_loss = 0, new_val_loss = 0;
-  std::vector<std::string> regressions;  // one line per limit exceeded
+  // Set when NEW has no figures for this mode (it ran out of memory, diverged, was skipped, interrupted
+  // or not run): why. Then the new_* figures are not set, and the mode counts as a regression.
+  std::optional<std::string> unfinished_in_new;
+  std::vector<std::string> regressions;  // one line per limit exceeded, or the unfinished mode
 };
 
 struct Comparison {
-  std::vector<ModeComparison> modes;  // the modes in both reports, in the base's order
+  std::vector<ModeComparison> modes;  // every mode with figures in BASE, in its order
+  // Set when NEW is a partial report (its run was stopped by a signal): a regression, since it cannot
+  // stand for the experiment.
+  std::optional<std::string> new_incomplete;
   bool regressed() const;
 };
 
-// Reads two report.json documents; throws config::ConfigError (naming the file and JSON path) when one
-// is not a report, or when they come from different experiments (config hashes differ) unless `force`.
+// Reads two report.json documents and compares every mode BASE has figures for; throws config::ConfigError
+// (naming the file and JSON path) when one is not a report, or when they come from different experiments
+// (config hashes differ) unless `force`.
 Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& next,
                            const CompareLimits& limits, bool force, const std::string& base_name = "BASE",
                            const std::string& new_name = "NEW");
