@@ -1,5 +1,6 @@
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <unistd.h>
 
@@ -110,6 +111,35 @@ TEST(Config, ErrorsNameTheJsonPathAndTheProblem) {
             "/train/warmup_steps: must be smaller than the steps in an epoch (8)");
   EXPECT_EQ(error_for("/train/epochs", 1e30),
             "/train/epochs: expected an integer in [1, 1000000], got 1e+30");
+  EXPECT_EQ(error_for("/train/accumulation_steps", 9),
+            "/train/accumulation_steps: must be at most the steps in an epoch (8)");
+  EXPECT_EQ(error_for("/train/accumulation_steps", 8), "no error");
+  EXPECT_EQ(error_for("/seed", std::numeric_limits<uint64_t>::max()),
+            "/seed: expected an integer in [0, 9223372036854775807], got 18446744073709551615");
+  EXPECT_EQ(error_for("/name", std::string(201, 'n')), "/name: expected at most 200 characters, got 201");
+  EXPECT_EQ(error_for("/name", std::string(200, 'n')), "no error");
+}
+
+TEST(Config, AKeyTwiceInOneObjectIsRefusedWithItsPath) {
+  auto dir = std::filesystem::temp_directory_path() / ("ampbench_config_dup_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto error_in = [&](const std::string& text) -> std::string {
+    std::ofstream(dir / "c.json") << text;
+    try {
+      ampbench::config::read_config_file(dir / "c.json");
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_in(R"({"name": "a", "seed": 1, "seed": 2})"),
+            "/seed: appears twice in the same object; keep one");
+  // The path is exact through arrays and nested objects, and keys are escaped as JSON pointers.
+  EXPECT_EQ(error_in(R"({"a": [1, {"b": [], "c/d": 0, "c/d": 1}]})"),
+            "/a/1/c~1d: appears twice in the same object; keep one");
+  // The same key in two different objects is fine.
+  EXPECT_EQ(error_in(R"({"a": {"x": 1}, "b": {"x": 1}, "c": [{"x": 1}, {"x": 2}]})"), "no error");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Config, AResNetNeedsImages) {

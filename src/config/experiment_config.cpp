@@ -289,6 +289,10 @@ ExperimentConfig parse_experiment_config(const nlohmann::json& document) {
   ObjectReader root(document, "");
   ExperimentConfig config;
   config.name = root.required_string("name");
+  // The run folder adds "-<UTC time>-N" (up to 20 characters) and must fit a file name (255 bytes).
+  if (config.name.size() > 200) {
+    throw ConfigError("/name", "expected at most 200 characters, got " + std::to_string(config.name.size()));
+  }
   config.seed = static_cast<uint64_t>(root.integer("seed", 0, 0));
   config.repeats = root.integer("repeats", 1, 1, 1000);
   config.data = parse_data(root.required_object("data"), config.seed);
@@ -344,6 +348,12 @@ void check_fits(const ExperimentConfig& config, int64_t train_samples) {
     throw ConfigError("/train/warmup_steps",
                       "must be smaller than the steps in an epoch (" + std::to_string(steps) + ")");
   }
+  // Accumulation does not carry over an epoch's end: more batches than an epoch has would make one small
+  // optimizer step per epoch, which no one means.
+  if (config.train.accumulation_steps > steps) {
+    throw ConfigError("/train/accumulation_steps",
+                      "must be at most the steps in an epoch (" + std::to_string(steps) + ")");
+  }
 }
 
 nlohmann::json read_config_file(const std::filesystem::path& path) {
@@ -355,7 +365,7 @@ nlohmann::json read_config_file(const std::filesystem::path& path) {
   std::ostringstream text;
   text << in.rdbuf();
   try {
-    return nlohmann::json::parse(text.str());
+    return parse_json_strictly(text.str());
   } catch (const nlohmann::json::exception& e) {
     // Syntax errors, but also numbers too large for a double (out_of_range: found by fuzzing).
     // nlohmann prefixes "[json.exception.parse_error.101] "; the rest names what and where.

@@ -56,6 +56,55 @@ std::string bound_text(int64_t min, int64_t max) {
 
 }  // namespace
 
+nlohmann::json parse_json_strictly(const std::string& text) {
+  // The containers being read, outermost first: each one's JSON pointer, and for an object the keys seen
+  // so far, for an array the index of its next element.
+  struct Container {
+    std::string path;
+    bool is_array = false;
+    size_t next_index = 0;
+    std::string last_key;
+    std::set<std::string> keys;
+  };
+  std::vector<Container> open;
+  // Where the value that starts now sits: under its key in an object, at its index in an array.
+  auto child_path = [&open]() -> std::string {
+    if (open.empty()) return "";
+    const auto& parent = open.back();
+    return parent.path + "/" +
+           (parent.is_array ? std::to_string(parent.next_index) : escape_pointer_token(parent.last_key));
+  };
+  auto value_done = [&open] {
+    if (!open.empty() && open.back().is_array) ++open.back().next_index;
+  };
+  using Event = nlohmann::json::parse_event_t;
+  return nlohmann::json::parse(text, [&](int, Event event, nlohmann::json& parsed) {
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        open.push_back({child_path(), event == Event::array_start});
+        break;
+      case Event::key: {
+        auto& object = open.back();
+        object.last_key = parsed.get<std::string>();
+        if (!object.keys.insert(object.last_key).second) {
+          throw ConfigError(child_path(), "appears twice in the same object; keep one");
+        }
+        break;
+      }
+      case Event::object_end:
+      case Event::array_end:
+        open.pop_back();
+        value_done();
+        break;
+      case Event::value:
+        value_done();
+        break;
+    }
+    return true;
+  });
+}
+
 std::string describe_json(const nlohmann::json& value) {
   if (value.is_object()) return "an object";
   if (value.is_array()) return "an array";
@@ -104,10 +153,12 @@ int64_t ObjectReader::integer(const std::string& key, int64_t fallback, int64_t 
 int64_t ObjectReader::required_integer(const std::string& key, int64_t min, int64_t max) {
   if (!has(key)) fail(key, "missing; expected " + bound_text(min, max));
   const auto& v = at(key);
-  bool in_range =
-      v.is_number_integer() &&
-      !(v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())) &&
-      v.get<int64_t>() >= min && v.get<int64_t>() <= max;
+  // Beyond int64_t: name the upper bound too, which bound_text() leaves out when it is int64_t's.
+  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())) {
+    fail(key, "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " +
+                  describe_json(v));
+  }
+  bool in_range = v.is_number_integer() && v.get<int64_t>() >= min && v.get<int64_t>() <= max;
   if (!in_range) fail(key, "expected " + bound_text(min, max) + ", got " + describe_json(v));
   return v.get<int64_t>();
 }

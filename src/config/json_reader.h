@@ -55,6 +55,11 @@ class ObjectReader {
   mutable std::set<std::string> known_keys_;  // asked for, present or not: the schema's keys
 };
 
+// Parses JSON text as nlohmann::json::parse does, but refuses an object that holds the same key twice
+// (JSON readers differ on which one counts, and one would be silently ignored): throws ConfigError
+// naming the key's JSON pointer. Syntax errors throw nlohmann::json::parse_error as parse() does.
+nlohmann::json parse_json_strictly(const std::string& text);
+
 // A short rendering of a JSON value for error messages ("-3", "\"abc\"", "an object").
 std::string describe_json(const nlohmann::json& value);
 
