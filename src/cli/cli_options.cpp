@@ -1,5 +1,7 @@
 #include "cli/cli_options.h"
 
+#include <charconv>
+#include <limits>
 #include <sstream>
 
 #include "amp/precision_mode.h"
@@ -34,9 +36,32 @@ void add_debug_options(CLI::App& app, CliOptions& options) {
           "FAULT", "fault"));
 }
 
+// An integer in [min, max], said so when it is not (CLI11's range check says "not in range" for text
+// that is no number at all, and its numbers pass through double, which rounds large ones).
+CLI::Validator integer_in(int64_t min, int64_t max) {
+  const std::string range = "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  return CLI::Validator(
+      [min, max, range](std::string& text) {
+        int64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [stop, error] = std::from_chars(text.data(), end, value);
+        const bool ok = !text.empty() && error == std::errc() && stop == end && value >= min && value <= max;
+        return ok ? std::string() : "expected an integer in " + range + ", got \"" + text + "\"";
+      },
+      "INT in " + range, "integer range");
+}
+
+// A file to write: a path, or "-" for stdout; an empty one (an unset variable in a script) is refused
+// rather than taken as "no file".
+const CLI::Validator kOutputFile(
+    [](std::string& path) {
+      return path.empty() ? std::string("expected a file path, or - for stdout; got \"\"") : std::string();
+    },
+    "FILE|-", "output file");
+
 }  // namespace
 
-nlohmann::json peak_tflops_json(const std::string& text) {
+std::optional<nlohmann::json> peak_tflops_json(const std::string& text) {
   auto number = [](const std::string& s) -> std::optional<double> {
     try {
       size_t used = 0;
@@ -47,13 +72,15 @@ nlohmann::json peak_tflops_json(const std::string& text) {
     return std::nullopt;
   };
   if (auto value = number(text)) return *value;
+  if (text.empty() || text.back() == ',') return std::nullopt;
   nlohmann::json per_mode = nlohmann::json::object();
   std::stringstream items(text);
   for (std::string item; std::getline(items, item, ',');) {
     auto equals = item.find('=');
     auto value = equals == std::string::npos ? std::nullopt : number(item.substr(equals + 1));
-    if (!value) return text;
-    per_mode[item.substr(0, equals)] = *value;
+    const auto mode = item.substr(0, equals);
+    if (!value || per_mode.contains(mode)) return std::nullopt;
+    per_mode[mode] = *value;
   }
   return per_mode;
 }
@@ -75,10 +102,10 @@ void add_options(CLI::App& app, CliOptions& options) {
           },
           "MODE", "precision mode"));
   app.add_option("--epochs", options.epochs, "epochs per mode (default: the config's)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
+      ->check(integer_in(1, 1'000'000));
   app.add_option("--repeats", options.repeats,
                  "trials per mode, interleaved across modes (default: the config's, else 1)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1000}));
+      ->check(integer_in(1, 1000));
   app.add_option("--device", options.device, "auto|cpu|cuda|cuda:N (default: the config's, else auto)")
       ->check(CLI::Validator(
           [](std::string& spec) {
@@ -88,19 +115,31 @@ void add_options(CLI::App& app, CliOptions& options) {
   app.add_option("--out", options.out_dir, "folder for run folders (default: the config's, else results)");
   app.add_option("--seed", options.seed,
                  "seed for initial weights and data order (default: the config's, else 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_in(0, std::numeric_limits<int64_t>::max()));
   app.add_option("--peak-tflops", options.peak_tflops,
                  "dense peak TFLOP/s for MFU: X for every mode, or MODE=X,... (default: the config's, else "
-                 "the built-in table of GPUs)");
-  app.add_flag("-q,--quiet", options.quiet, "log only warnings and errors");
-  app.add_flag("-v,--verbose", options.verbose, "log debug detail");
+                 "the built-in table of GPUs)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            return peak_tflops_json(text)
+                       ? std::string()
+                       : "expected X or MODE=X,MODE=X with each mode once, e.g. bf16=989,fp32=66.9";
+          },
+          "X|MODE=X,...", "peak TFLOP/s"));
+  auto* quiet = app.add_flag("-q,--quiet", options.quiet, "log only warnings and errors");
+  app.add_flag("-v,--verbose", options.verbose,
+               "on a terminal, keep the per-epoch log lines beside the live progress line")
+      ->excludes(quiet);
   app.add_flag("--dry-run", options.dry_run, "print the resolved config and exit");
   app.add_flag("--list-models", options.list_models, "list the reference models and exit");
   add_debug_options(app, options);
-  app.add_option("--export-json", options.export_json, "also write the JSON report here (- for stdout)");
-  app.add_option("--export-csv", options.export_csv, "also write the CSV report here (- for stdout)");
+  app.add_option("--export-json", options.export_json, "also write the JSON report here (- for stdout)")
+      ->check(kOutputFile);
+  app.add_option("--export-csv", options.export_csv, "also write the CSV report here (- for stdout)")
+      ->check(kOutputFile);
   app.add_option("--export-markdown", options.export_markdown,
-                 "also write the Markdown summary here, e.g. $GITHUB_STEP_SUMMARY (- for stdout)");
+                 "also write the Markdown summary here, e.g. $GITHUB_STEP_SUMMARY (- for stdout)")
+      ->check(kOutputFile);
 }
 
 CLI::App* add_compare_command(CLI::App& app, CompareOptions& options) {
@@ -122,8 +161,10 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& options) {
       ->add_option("--max-val-loss-increase", options.max_val_loss_increase,
                    "largest allowed rise in final validation loss (absolute)")
       ->check(CLI::NonNegativeNumber);
-  compare->add_option("--markdown", options.markdown_path,
-                      "also write the comparison as Markdown here (- for stdout)");
+  compare
+      ->add_option("--markdown", options.markdown_path,
+                   "also write the comparison as Markdown here (- for stdout)")
+      ->check(kOutputFile);
   compare->add_flag("--force", options.force, "compare reports of different models or configs anyway");
   return compare;
 }

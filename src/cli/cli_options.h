@@ -29,9 +29,10 @@ struct CliOptions {
   std::string inject_fault;                              // testing only: KIND:MODE:STEP
 };
 
-// --peak-tflops as the config's peak_tflops: "989" -> 989, "bf16=989,fp32=66.9" -> {"bf16": 989, ...}.
-// Text that is neither is passed on as a string, for the config parser to reject with its path.
-nlohmann::json peak_tflops_json(const std::string& text);
+// --peak-tflops as the config's peak_tflops: "989" -> 989, "bf16=989,fp32=66.9" -> {"bf16": 989, ...};
+// nullopt for text that is neither (an empty item, a mode given twice, a value that is no number). The
+// config parser then checks the modes and values as it does the config's own.
+std::optional<nlohmann::json> peak_tflops_json(const std::string& text);
 
 // `ampbench compare BASE NEW`.
 struct CompareOptions {

@@ -1,8 +1,5 @@
 #include "cli/exports.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <stdexcept>
 
@@ -41,10 +38,7 @@ void Exports::check_writable() const {
       if (++to_stdout > 1) throw std::runtime_error("only one export can go to stdout (-)");
       continue;
     }
-    if (std::filesystem::is_directory(path))
-      throw std::runtime_error("cannot write " + path + ": is a directory");
-    std::ofstream probe(path, std::ios::app);
-    if (!probe) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    report::check_file_writable(path);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -36,40 +37,68 @@ using ampbench::cli::kExitInterrupted;
 using ampbench::cli::kExitRuntimeFailure;
 using ampbench::cli::kExitUsage;
 
-// Sets doc/<keys...> = value, creating objects on the way. When something other than an object is in
-// the way, it leaves the document alone: the config parser then reports that path.
-void set_override(nlohmann::json& doc, const std::vector<std::string>& keys, const nlohmann::json& value) {
+// The config values the command line set: each one's JSON pointer and the option that set it.
+using Overrides = std::vector<std::pair<std::string, std::string>>;
+
+// Sets doc/<keys...> = value, creating objects on the way, and records it. When something other than an
+// object is in the way, it leaves the document alone: the config parser then reports that path.
+void set_override(nlohmann::json& doc, const std::vector<std::string>& keys, const nlohmann::json& value,
+                  const std::string& option, Overrides& overrides) {
   nlohmann::json* node = &doc;
   for (size_t i = 0; i + 1 < keys.size(); ++i) {
     if (!node->is_object()) return;
     node = &(*node)[keys[i]];
     if (node->is_null()) *node = nlohmann::json::object();
   }
-  if (node->is_object()) (*node)[keys.back()] = value;
+  if (!node->is_object()) return;
+  (*node)[keys.back()] = value;
+  std::string path;
+  for (const auto& key : keys) path += "/" + key;
+  overrides.emplace_back(path, option);
 }
 
-void apply_overrides(nlohmann::json& doc, const ampbench::cli::CliOptions& options) {
-  if (!options.modes.empty()) set_override(doc, {"precision", "modes"}, options.modes);
-  if (options.epochs) set_override(doc, {"train", "epochs"}, *options.epochs);
-  if (options.repeats) set_override(doc, {"repeats"}, *options.repeats);
-  if (options.device) set_override(doc, {"device"}, *options.device);
-  if (options.out_dir) set_override(doc, {"output", "dir"}, *options.out_dir);
-  if (options.seed) set_override(doc, {"seed"}, *options.seed);
-  if (options.peak_tflops)
-    set_override(doc, {"peak_tflops"}, ampbench::cli::peak_tflops_json(*options.peak_tflops));
+Overrides apply_overrides(nlohmann::json& doc, const ampbench::cli::CliOptions& options) {
+  Overrides set;
+  if (!options.modes.empty()) set_override(doc, {"precision", "modes"}, options.modes, "--modes", set);
+  if (options.epochs) set_override(doc, {"train", "epochs"}, *options.epochs, "--epochs", set);
+  if (options.repeats) set_override(doc, {"repeats"}, *options.repeats, "--repeats", set);
+  if (options.device) set_override(doc, {"device"}, *options.device, "--device", set);
+  if (options.out_dir) set_override(doc, {"output", "dir"}, *options.out_dir, "--out", set);
+  if (options.seed) set_override(doc, {"seed"}, *options.seed, "--seed", set);
+  if (options.peak_tflops) {
+    set_override(doc, {"peak_tflops"}, ampbench::cli::peak_tflops_json(*options.peak_tflops).value(),
+                 "--peak-tflops", set);
+  }
+  return set;
 }
 
-void configure_logging(bool quiet, bool verbose) {
-  auto logger = spdlog::stderr_color_mt("ampbench");
-  logger->set_pattern("%^[%H:%M:%S %l]%$ %v");
-  logger->set_level(quiet ? spdlog::level::warn : verbose ? spdlog::level::debug : spdlog::level::info);
-  spdlog::set_default_logger(logger);
+// One line naming where the problem is, and the option behind it when the command line set that value.
+void print_config_error(const ampbench::config::ConfigError& error, const Overrides& overrides) {
+  const auto& where = error.where();
+  std::string from;
+  for (const auto& [path, option] : overrides) {
+    if (where == path || where.rfind(path + "/", 0) == 0) from = " (from " + option + ")";
+  }
+  std::cerr << "config error: " << (where.empty() ? "" : where + from + ": ") << error.problem() << "\n";
+}
+
+// A person at a terminal: where a live progress line makes sense.
+bool interactive_terminal(FILE* stream) {
+  const char* term = std::getenv("TERM");
+  return isatty(fileno(stream)) && term && std::string(term) != "dumb";
 }
 
 // Colour only for a person at a terminal that wants it (https://no-color.org).
-bool colour_for(FILE* stream) {
-  const char* term = std::getenv("TERM");
-  return isatty(fileno(stream)) && std::getenv("NO_COLOR") == nullptr && term && std::string(term) != "dumb";
+bool colour_for(FILE* stream) { return interactive_terminal(stream) && std::getenv("NO_COLOR") == nullptr; }
+
+void configure_logging(bool quiet) {
+  auto logger = spdlog::stderr_color_mt("ampbench");
+  // spdlog colours any terminal; NO_COLOR must turn that off too.
+  auto sink = std::static_pointer_cast<spdlog::sinks::stderr_color_sink_mt>(logger->sinks().front());
+  sink->set_color_mode(colour_for(stderr) ? spdlog::color_mode::always : spdlog::color_mode::never);
+  logger->set_pattern("%^[%H:%M:%S %l]%$ %v");
+  logger->set_level(quiet ? spdlog::level::warn : spdlog::level::info);
+  spdlog::set_default_logger(logger);
 }
 
 void list_models() {
@@ -100,9 +129,10 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
   // Everything the user gave is checked before anything is written.
   config::ExperimentConfig config;
   torch::Device device = torch::kCPU;
+  Overrides overrides;
   try {
     auto doc = config::read_config_file(options.config_path);
-    apply_overrides(doc, options);
+    overrides = apply_overrides(doc, options);
     config = config::parse_experiment_config(doc);
     if (options.dry_run) {
       std::cout << config::to_json(config).dump(2) << "\n";
@@ -110,7 +140,7 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
     }
     device = measure::resolve_device(config.device);
   } catch (const config::ConfigError& e) {
-    std::cerr << "config error: " << e.what() << "\n";
+    print_config_error(e, overrides);
     return kExitUsage;
   }
   std::optional<train::FaultInjection> fault;
@@ -119,8 +149,15 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
   try {
     experiment.emplace(config, device, fault);  // reads the data: a bad data file is a config error too
   } catch (const config::ConfigError& e) {
-    std::cerr << "config error: " << e.what() << "\n";
+    print_config_error(e, overrides);
     return kExitUsage;
+  }
+  if (fault) {
+    if (auto problem =
+            train::why_fault_misses(*fault, config.precision.modes, experiment->steps_per_trial())) {
+      std::cerr << "usage error: --inject-fault: " << *problem << "\n";
+      return kExitUsage;
+    }
   }
 
   cli::Exports exports;
@@ -142,26 +179,44 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
   train::Progress progress;
   // A live line only for a person at a terminal: never in CI logs, pipes or with --quiet.
   std::optional<cli::ProgressLine> progress_line;
-  if (!options.quiet && colour_for(stderr)) {
+  if (!options.quiet && interactive_terminal(stderr)) {
     progress_line.emplace(progress);
     // The line stands in for the per-epoch log lines, which would otherwise break it up.
     if (!options.verbose) spdlog::set_level(spdlog::level::warn);
   }
-  auto result = experiment->run(
-      [&](const report::RunReport& so_far) {
-        write_run_folder(folder, so_far);
-        exports.write(so_far, /*final=*/false);
-      },
-      &progress);
+  // A report that cannot be written (a full disk, a deleted folder) does not stop the run: the
+  // measurements go on and end in the summary below, and the run exits 1 saying why.
+  std::optional<std::string> write_failure;
+  auto write_reports = [&](const report::RunReport& report, bool final) {
+    std::optional<std::string> failure;
+    auto attempt = [&failure](const std::function<void()>& write) {
+      try {
+        write();
+      } catch (const std::exception& e) {
+        if (!failure) failure = e.what();
+      }
+    };
+    attempt([&] { write_run_folder(folder, report); });
+    attempt([&] { exports.write(report, final); });
+    if (failure && !write_failure) {
+      spdlog::warn("{}; the run goes on, and its summary is printed at the end", *failure);
+    }
+    write_failure = failure;
+  };
+  auto result =
+      experiment->run([&](const report::RunReport& so_far) { write_reports(so_far, false); }, &progress);
   progress_line.reset();
-  write_run_folder(folder, result);
-  exports.write(result, /*final=*/true);
+  write_reports(result, /*final=*/true);
 
   // With an export on stdout, stdout carries only that export.
   FILE* summary_stream = exports.uses_stdout() ? stderr : stdout;
-  std::string summary =
-      report::to_console(result, colour_for(summary_stream)) + "reports: " + folder.string() + "\n";
+  std::string summary = report::to_console(result, colour_for(summary_stream)) +
+                        (write_failure ? "" : "reports: " + folder.string() + "\n");
   std::fputs(summary.c_str(), summary_stream);
+  if (write_failure) {
+    std::cerr << "error: " << *write_failure << "\n";
+    return kExitRuntimeFailure;
+  }
   if (result.stopped_by) return kExitInterrupted;
   for (const auto& gate : result.gates) {
     if (!gate.passed) return kExitGateFailed;
@@ -193,6 +248,14 @@ int run_compare(const ampbench::cli::CompareOptions& options) {
     std::cerr << "compare error: " << e.what() << "\n";
     return kExitUsage;
   }
+  if (!options.markdown_path.empty() && options.markdown_path != "-") {
+    try {
+      report::check_file_writable(options.markdown_path);
+    } catch (const std::exception& e) {
+      std::cerr << "output error: " << e.what() << "\n";
+      return kExitUsage;
+    }
+  }
   std::string markdown = report::comparison_to_markdown(comparison);
   if (options.markdown_path == "-") {
     std::cout << markdown;
@@ -214,7 +277,7 @@ int main(int argc, char** argv) {
   ampbench::cli::add_options(app, options);
   auto* compare = ampbench::cli::add_compare_command(app, compare_options);
   if (auto exit_code = ampbench::cli::parse_command_line(app, argc, argv)) return *exit_code;
-  configure_logging(options.quiet, options.verbose);
+  configure_logging(options.quiet);
   try {
     return compare->parsed() ? run_compare(compare_options) : run_experiment(options);
   } catch (const c10::Error& e) {

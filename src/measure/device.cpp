@@ -21,19 +21,19 @@ bool is_valid_device_spec(const std::string& spec) {
 
 torch::Device resolve_device(const std::string& spec) {
   if (!is_valid_device_spec(spec)) {
-    throw config::ConfigError("device", "expected auto, cpu, cuda or cuda:N, got \"" + spec + "\"");
+    throw config::ConfigError("/device", "expected auto, cpu, cuda or cuda:N, got \"" + spec + "\"");
   }
   if (spec == "cpu") return torch::kCPU;
   if (spec == "auto") return torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::kCPU;
   if (!torch::cuda::is_available()) {
-    throw config::ConfigError("device",
+    throw config::ConfigError("/device",
                               spec + " requested, but this LibTorch has no CUDA or no GPU is visible");
   }
   torch::Device device(spec);
   int index = device.has_index() ? device.index() : 0;
   if (index >= torch::cuda::device_count()) {
     throw config::ConfigError(
-        "device",
+        "/device",
         spec + " requested, but only " + std::to_string(torch::cuda::device_count()) + " GPU(s) are visible");
   }
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace ampbench::report {
 namespace {
@@ -31,18 +32,25 @@ std::string utc_stamp() {
 
 std::filesystem::path create_run_folder(const std::filesystem::path& output_dir, const std::string& name) {
   std::error_code error;
-  std::filesystem::create_directories(output_dir, error);
+  const bool created = std::filesystem::create_directories(output_dir, error);
   if (error)
     throw std::runtime_error("cannot create output folder " + output_dir.string() + ": " + error.message());
+  // A run that cannot start leaves nothing behind, not even the (empty) folder made for it.
+  auto remove_if_created = [&] {
+    if (created) std::filesystem::remove(output_dir, error);
+  };
   const std::string base = safe_name(name) + "-" + utc_stamp();
   for (int attempt = 1; attempt < 1000; ++attempt) {
     auto folder = output_dir / (attempt == 1 ? base : base + "-" + std::to_string(attempt));
     // mkdir is atomic: two runs in the same second cannot get the same folder.
     if (::mkdir(folder.c_str(), 0777) == 0) return folder;
     if (errno != EEXIST) {
-      throw std::runtime_error("cannot create run folder " + folder.string() + ": " + std::strerror(errno));
+      const std::string reason = std::strerror(errno);
+      remove_if_created();
+      throw std::runtime_error("cannot create run folder " + folder.string() + ": " + reason);
     }
   }
+  remove_if_created();
   throw std::runtime_error("cannot find a free run folder name under " + output_dir.string());
 }
 
@@ -51,15 +59,39 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
   temporary += ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
     out << content;
     out.flush();
-    if (!out) throw std::runtime_error("cannot write " + temporary.string());
+    if (!out) {
+      const int reason = errno;
+      std::error_code ignored;
+      std::filesystem::remove(temporary, ignored);
+      throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(reason));
+    }
   }
   std::error_code error;
   std::filesystem::rename(temporary, path, error);
-  if (error)
-    throw std::runtime_error("cannot rename " + temporary.string() + " to " + path.string() + ": " +
-                             error.message());
+  if (error) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw std::runtime_error("cannot write " + path.string() + ": " + error.message());
+  }
+}
+
+void check_file_writable(const std::filesystem::path& path) {
+  if (path.empty()) throw std::runtime_error("an empty file name");
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw std::runtime_error("cannot write " + path.string() + ": is a directory");
+  }
+  // The file is replaced through a new file beside it, so its folder must take new files.
+  const auto folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  if (!std::filesystem::is_directory(folder, error)) {
+    throw std::runtime_error("cannot write " + path.string() + ": no folder " + folder.string());
+  }
+  if (::access(folder.c_str(), W_OK) != 0) {
+    throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+  }
 }
 
 }  // namespace ampbench::report

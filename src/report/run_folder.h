@@ -9,7 +9,13 @@ namespace ampbench::report {
 // existing folder, so an earlier run is never overwritten. Throws std::runtime_error when it cannot.
 std::filesystem::path create_run_folder(const std::filesystem::path& output_dir, const std::string& name);
 
-// Writes the whole file or nothing: to a temporary file beside it, then renamed over it.
+// Writes the whole file or nothing: to a temporary file beside it, then renamed over it. Throws
+// std::runtime_error naming the file and the reason, and leaves no temporary file behind.
 void write_file_atomically(const std::filesystem::path& path, const std::string& content);
+
+// Throws std::runtime_error naming the file and the reason when write_file_atomically() could not write it
+// (a folder in its place, a parent folder that is missing or not writable), so a run can refuse before
+// it starts. Creates nothing.
+void check_file_writable(const std::filesystem::path& path);
 
 }  // namespace ampbench::report

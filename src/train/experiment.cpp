@@ -50,6 +50,10 @@ Experiment::Experiment(config::ExperimentConfig config, const torch::Device& dev
   config::check_fits(config_, dataset_.train_size());
 }
 
+int64_t Experiment::steps_per_trial() const {
+  return config_.train.epochs * (dataset_.train_size() / config_.train.batch_size);
+}
+
 report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progress) {
   report::RunReport report;
   report.config = config::to_json(config_);

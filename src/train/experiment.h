@@ -32,6 +32,8 @@ class Experiment {
   // trial, on_mode_done sees the report so far (so the caller can write it and a crash later loses
   // nothing).
   report::RunReport run(const ModeDone& on_mode_done = {}, Progress* progress = nullptr);
+  // Optimizer-and-loss steps in one trial: its epochs times the batches in an epoch.
+  int64_t steps_per_trial() const;
 
  private:
   config::ExperimentConfig config_;

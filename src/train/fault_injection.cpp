@@ -1,5 +1,6 @@
 #include "train/fault_injection.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace ampbench::train {
@@ -28,6 +29,19 @@ std::optional<FaultInjection> parse_fault_injection(std::string_view spec) {
   auto [end, error] = std::from_chars(step.data(), step.data() + step.size(), fault.step);
   if (error != std::errc() || end != step.data() + step.size() || fault.step < 1) return std::nullopt;
   return fault;
+}
+
+std::optional<std::string> why_fault_misses(const FaultInjection& fault,
+                                            const std::vector<amp::PrecisionMode>& modes,
+                                            int64_t steps_per_trial) {
+  if (std::find(modes.begin(), modes.end(), fault.mode) == modes.end()) {
+    return "mode " + std::string(amp::to_string(fault.mode)) + " is not among the modes run";
+  }
+  if (fault.step > steps_per_trial) {
+    return "step " + std::to_string(fault.step) + " is past a trial's last step (" +
+           std::to_string(steps_per_trial) + ")";
+  }
+  return std::nullopt;
 }
 
 }  // namespace ampbench::train
