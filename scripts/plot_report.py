@@ -32,8 +32,9 @@ def plot_losses(report, path):
             first = i == 0  # one legend entry per mode, however many trials
             ax.plot(epochs, [e["val_loss"] for e in trial["epochs"]], marker="o", color=f"C{m}",
                     label=f"{mode} val" if first else None)
-            ax.plot(epochs, [e["train_loss"] for e in trial["epochs"]], linestyle="--", color=f"C{m}",
-                    label=f"{mode} train" if first else None)
+            # Hollow markers, so a run of one epoch still shows its training loss.
+            ax.plot(epochs, [e["train_loss"] for e in trial["epochs"]], linestyle="--", marker="o",
+                    markerfacecolor="none", color=f"C{m}", label=f"{mode} train" if first else None)
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set(xlabel="epoch", ylabel="loss", title=f"{report['config']['name']}: loss per mode")
     ax.legend()
@@ -82,10 +83,18 @@ def main(argv):
     parser.add_argument("--format", choices=["png", "svg"], default="png")
     args = parser.parse_args(argv)
     try:
-        report = json.loads(args.report.read_text())
-        report["trials"], report["summary"]  # noqa: B018 - a report has both
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        print(f"plot_report: {args.report} is not an ampbench report: {error}", file=sys.stderr)
+        text = args.report.read_text()
+    except OSError as error:
+        print(f"plot_report: cannot read {args.report}: {error.strerror}", file=sys.stderr)
+        return 2
+    try:
+        report = json.loads(text)
+    except ValueError as error:
+        print(f"plot_report: {args.report} is not JSON: {error}", file=sys.stderr)
+        return 2
+    missing = [key for key in ("trials", "summary", "config") if not isinstance(report, dict) or key not in report]
+    if missing:
+        print(f"plot_report: {args.report} is not an ampbench report (no {', '.join(missing)})", file=sys.stderr)
         return 2
     out = args.out or args.report.parent
     out.mkdir(parents=True, exist_ok=True)

@@ -12,8 +12,13 @@ for name in loss epoch_time memory; do
 done
 "$python" "$root/scripts/plot_report.py" "$root/tests/snapshots/report.json" --out "$out" --format svg >/dev/null
 grep -q "<svg" "$out/memory.svg" || { echo "no SVG"; exit 1; }
-if "$python" "$root/scripts/plot_report.py" "$root/configs/resnet.json" --out "$out" 2>/dev/null; then
-  echo "a config was accepted as a report"
-  exit 1
-fi
-echo "plot_report: 3 passed, 0 failed"
+# A file that is not a report, or no file at all: exit 2 and one line saying which.
+refusal() {
+  local rc=0
+  "$python" "$root/scripts/plot_report.py" "$1" --out "$out" 2>"$out/err" >/dev/null || rc=$?
+  [[ $rc == 2 ]] || { echo "$1: exit $rc, expected 2"; exit 1; }
+  [[ $(wc -l <"$out/err") == 1 ]] && grep -q "$2" "$out/err" || { echo "$1: $(cat "$out/err")"; exit 1; }
+}
+refusal "$root/configs/resnet.json" "is not an ampbench report (no trials, summary, config)"
+refusal "$out/missing.json" "cannot read $out/missing.json: No such file or directory"
+echo "plot_report: 4 passed, 0 failed"

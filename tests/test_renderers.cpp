@@ -200,9 +200,30 @@ TEST(Warnings, FewRepeatsHighCvOutliersAndDebugBuilds) {
   auto warnings = find_warnings(r);
   EXPECT_EQ(warnings.front().kind, "debug_build");
   bool outlier = false;
-  for (const auto& w : warnings)
-    outlier |= w.kind == "outlier" && w.message.find("trial 5, epoch 2") != std::string::npos;
+  for (const auto& w : warnings) {
+    if (w.kind != "outlier") continue;
+    outlier |= w.message.find("trial 5, epoch 2") != std::string::npos;
+    EXPECT_NE(w.message.find("far slower than the mode's median"), std::string::npos) << w.message;
+  }
   EXPECT_TRUE(outlier);
+}
+
+TEST(Warnings, AnEpochFarFasterThanTheRestIsSaidToBeFaster) {
+  RunReport r;
+  r.environment.build_type = "Release";
+  r.data_on_device = true;
+  for (int t = 1; t <= 5; ++t)
+    r.trials.push_back(trial(PrecisionMode::fp32, t, t == 3 ? 0.3 : 1.0 + 0.01 * t, 4000, 1.0));
+  r.summary = summarize(r.trials);
+  std::vector<std::string> outliers;
+  for (const auto& w : find_warnings(r)) {
+    if (w.kind == "outlier") outliers.push_back(w.message + " / " + w.advice);
+  }
+  ASSERT_EQ(outliers.size(), 1u);
+  EXPECT_NE(outliers[0].find("trial 3, epoch 2 took 0.300 s, far faster than the mode's median"),
+            std::string::npos)
+      << outliers[0];
+  EXPECT_NE(outliers[0].find("during the other epochs"), std::string::npos) << outliers[0];
 }
 
 TEST(Warnings, AScaleCollapseIsALongRunOfBackOffsOrAScaleBelowOne) {

@@ -68,7 +68,8 @@ std::vector<Warning> find_warnings(const RunReport& report) {
       out.push_back({"few_repeats", s.mode,
                      mode + ": " + std::to_string(s.trials) + " trial(s): too few for a speed-up verdict" +
                          (s.trials < 2 ? ", and no uncertainty interval" : ""),
-                     "set \"repeats\" to 5 or more; trials are interleaved across modes"});
+                     "set \"repeats\" to 3 or more (5 or more for a tighter interval); trials are "
+                     "interleaved across modes"});
     }
     if (s.samples_per_second.cv && *s.samples_per_second.cv > kHighCoefficientOfVariation) {
       out.push_back(
@@ -88,11 +89,18 @@ std::vector<Warning> find_warnings(const RunReport& report) {
         where.emplace_back(trial.trial, e.epoch);
       }
     }
+    const double median_seconds = measure::median(seconds).value_or(0.0);
     for (size_t i : measure::mad_outliers(seconds)) {
-      out.push_back({"outlier", s.mode,
-                     mode + format(": trial %.0f, epoch %.0f took %.3f s, far from the mode's median",
-                                   double(where[i].first), double(where[i].second), seconds[i]),
-                     "something else was probably running; rerun, or add repeats so the median absorbs it"});
+      const bool slower = seconds[i] > median_seconds;
+      out.push_back(
+          {"outlier", s.mode,
+           mode +
+               format(": trial %.0f, epoch %.0f took %.3f s, far ", double(where[i].first),
+                      double(where[i].second), seconds[i]) +
+               (slower ? "slower" : "faster") + format(" than the mode's median, %.3f s", median_seconds),
+           slower ? "something else was probably running; rerun, or add repeats so the median absorbs it"
+                  : "something else was probably running during the other epochs; rerun, or add "
+                    "repeats so the median absorbs it"});
     }
   }
   return out;
