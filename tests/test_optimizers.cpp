@@ -142,3 +142,16 @@ TEST(Optimizers, FusedSgdFollowsTheParametersThatHaveGradientsAsTheyChange) {
     expect_close(fused_params, reference_params);
   }
 }
+
+TEST(Optimizers, ZeroGradLeavesNoReferenceToTheGradients) {
+  // A reference kept between steps would hold a second set of gradients at the next backward's peak.
+  auto params = make_params(7);
+  auto reference_params = copy_of(params);
+  ampbench::optim::FusedSgd sgd(params, {0.05, 0.9, 0.0});
+  set_same_grads(params, reference_params, 0);
+  sgd.step();
+  auto gradient = params[0].grad();
+  sgd.zero_grad();
+  EXPECT_FALSE(params[0].grad().defined());
+  EXPECT_EQ(gradient.use_count(), 1);  // only this test's handle is left
+}

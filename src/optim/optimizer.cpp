@@ -47,6 +47,9 @@ const std::vector<torch::Tensor>& Optimizer::grads() { return gather_grads().gra
 
 void Optimizer::zero_grad() {
   for (auto& p : params_) p.mutable_grad().reset();
+  // The gathered handles would keep the old gradients alive through the next backward, which then holds
+  // two sets of gradients at its peak.
+  batch_.grads.clear();
 }
 
 FusedSgd::FusedSgd(std::vector<torch::Tensor> params, SgdOptions options)

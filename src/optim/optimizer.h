@@ -23,7 +23,8 @@ class Optimizer {
   // into a vector kept between calls (valid until the next call).
   const std::vector<torch::Tensor>& grads();
   virtual void step(const std::optional<torch::Tensor>& found_inf = std::nullopt) = 0;
-  // Drops the gradients (set to none, as PyTorch does by default).
+  // Drops the gradients (set to none, as PyTorch does by default), so their memory is free for the next
+  // backward.
   void zero_grad();
 
  protected:
