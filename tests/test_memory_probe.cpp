@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "config/experiment_config.h"
 #include "measure/cpu_tracking_allocator.h"
 #include "measure/memory_probe.h"
+#include "train/experiment.h"
 
 using ampbench::measure::CpuTrackingAllocator;
 
@@ -33,4 +35,29 @@ TEST(CpuTrackingAllocator, ProbeReportsThePeakAboveTheBaseline) {
   // A new begin() starts a new peak from what is held now.
   probe->begin();
   EXPECT_EQ(probe->read().peak_bytes, 0);
+}
+
+// End to end: a wide MLP on a batch of 2, whose weights, gradients and momentum dwarf its activations.
+// What the report calls activations (peak minus that static memory) must stay small: anything the loop
+// keeps alive across steps (old gradients, a copy of the weights) shows up there as a whole set of
+// parameters.
+TEST(ActivationMemory, ExcludesTheStaticMemoryAndNothingLeftOverFromTheLastStep) {
+  auto config = ampbench::config::parse_experiment_config({
+      {"name", "activations"},
+      {"model", {{"type", "mlp"}, {"options", {{"width", 512}, {"depth", 1}}}}},
+      {"data",
+       {{"synthetic", {{"train_samples", 16}, {"val_samples", 4}, {"shape", {512}}, {"classes", 4}}}}},
+      {"train",
+       {{"epochs", 1}, {"batch_size", 2}, {"optimizer", {{"type", "sgd"}, {"lr", 0.01}, {"momentum", 0.9}}}}},
+      {"precision", {{"modes", {"fp32"}}}},
+      {"device", "cpu"},
+  });
+  auto report = ampbench::train::Experiment(config, torch::kCPU).run();
+  ASSERT_EQ(report.summary.size(), 1u);
+  const auto& fp32 = report.summary[0];
+  const int64_t parameter_bytes = (512 * 512 + 512 + 512 * 4 + 4) * 4;
+  // Weights, gradients and momentum, plus a little for the per-step bookkeeping.
+  EXPECT_GE(fp32.static_bytes.value(), 3 * parameter_bytes);
+  EXPECT_LT(fp32.static_bytes.value(), 3 * parameter_bytes + parameter_bytes / 10);
+  EXPECT_LT(fp32.activation_bytes.value(), parameter_bytes / 4) << "static " << *fp32.static_bytes;
 }
