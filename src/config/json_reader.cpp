@@ -81,9 +81,13 @@ nlohmann::json parse_json_strictly(const std::string& text) {
   return nlohmann::json::parse(text, [&](int, Event event, nlohmann::json& parsed) {
     switch (event) {
       case Event::object_start:
-      case Event::array_start:
-        open.push_back({child_path(), event == Event::array_start});
+      case Event::array_start: {
+        Container container;
+        container.path = child_path();
+        container.is_array = event == Event::array_start;
+        open.push_back(std::move(container));
         break;
+      }
       case Event::key: {
         auto& object = open.back();
         object.last_key = parsed.get<std::string>();
