@@ -313,8 +313,13 @@ TEST_F(Cli, CommandLineValuesAreCheckedWithTheOptionNamed) {
           "config error: /precision/modes/1 (from --modes): mode \"fp32\" is listed twice");
   // A planted fault that could never fire would let a test pass without it.
   refused("--modes fp32 --inject-fault nan:bf16:2",
-          "usage error: --inject-fault: mode bf16 is not among the modes run");
+          "usage error: --inject-fault: mode bf16 is not among the modes that run here");
   refused("--inject-fault nan:fp32:9", "usage error: --inject-fault: step 9 is past a trial's last step (8)");
+  // The config's device is the CPU, where tf32 is skipped.
+  refused("--modes fp32,tf32 --inject-fault nan:tf32:2",
+          "usage error: --inject-fault: mode tf32 is not among the modes that run here");
+  // An export that is not a regular file would be replaced by one (the write renames a new file over it).
+  refused("--export-json /dev/stdout", "output error: cannot write /dev/stdout: not a regular file");
   EXPECT_FALSE(fs::exists(dir_ / "out"));
 }
 
@@ -336,6 +341,21 @@ TEST_F(Cli, CompareFailsWhenNewLacksAModeOrIsPartial) {
   EXPECT_EQ(result.exit_code, 3) << result.out << result.err;
   EXPECT_NE(result.out.find("regression: bf16: no figures in " + (dir_ / "oom.json").string() +
                             " (oom: out of memory at batch size 16)"),
+            std::string::npos)
+      << result.out;
+  // With repeats, a trial of a mode that still has figures did not finish: its figures come from fewer
+  // trials, and the failed one is a regression of its own.
+  auto one_diverged = nlohmann::json::parse(read_file(base));
+  auto extra = one_diverged["trials"][1];
+  extra["trial"] = 2;
+  extra["status"] = "diverged";
+  extra["detail"] = "the training loss became NaN or inf at step 3";
+  one_diverged["trials"].push_back(extra);
+  write_config(one_diverged, "one_diverged.json");
+  result = run("compare " + base + " " + (dir_ / "one_diverged.json").string());
+  EXPECT_EQ(result.exit_code, 3) << result.out << result.err;
+  EXPECT_NE(result.out.find("regression: bf16: a trial in " + (dir_ / "one_diverged.json").string() +
+                            " did not finish (diverged: the training loss became NaN or inf at step 3)"),
             std::string::npos)
       << result.out;
   // NEW was stopped before it finished.

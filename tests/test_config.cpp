@@ -116,7 +116,7 @@ TEST(Config, ErrorsNameTheJsonPathAndTheProblem) {
   EXPECT_EQ(error_for("/train/accumulation_steps", 8), "no error");
   EXPECT_EQ(error_for("/seed", std::numeric_limits<uint64_t>::max()),
             "/seed: expected an integer in [0, 9223372036854775807], got 18446744073709551615");
-  EXPECT_EQ(error_for("/name", std::string(201, 'n')), "/name: expected at most 200 characters, got 201");
+  EXPECT_EQ(error_for("/name", std::string(201, 'n')), "/name: expected at most 200 bytes, got 201");
   EXPECT_EQ(error_for("/name", std::string(200, 'n')), "no error");
 }
 
@@ -137,6 +137,9 @@ TEST(Config, AKeyTwiceInOneObjectIsRefusedWithItsPath) {
   // The path is exact through arrays and nested objects, and keys are escaped as JSON pointers.
   EXPECT_EQ(error_in(R"({"a": [1, {"b": [], "c/d": 0, "c/d": 1}]})"),
             "/a/1/c~1d: appears twice in the same object; keep one");
+  // Containers before it in an array count as elements, as values do.
+  EXPECT_EQ(error_in(R"([[], {}, [0], {"x": 1, "x": 2}])"),
+            "/3/x: appears twice in the same object; keep one");
   // The same key in two different objects is fine.
   EXPECT_EQ(error_in(R"({"a": {"x": 1}, "b": {"x": 1}, "c": [{"x": 1}, {"x": 2}]})"), "no error");
   std::filesystem::remove_all(dir);

@@ -154,7 +154,7 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
   }
   if (fault) {
     if (auto problem =
-            train::why_fault_misses(*fault, config.precision.modes, experiment->steps_per_trial())) {
+            train::why_fault_misses(*fault, experiment->runnable_modes(), experiment->steps_per_trial())) {
       std::cerr << "usage error: --inject-fault: " << *problem << "\n";
       return kExitUsage;
     }

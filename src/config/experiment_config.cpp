@@ -289,9 +289,9 @@ ExperimentConfig parse_experiment_config(const nlohmann::json& document) {
   ObjectReader root(document, "");
   ExperimentConfig config;
   config.name = root.required_string("name");
-  // The run folder adds "-<UTC time>-N" (up to 20 characters) and must fit a file name (255 bytes).
+  // The run folder adds "-<UTC time>-N" (up to 20 bytes) and must fit a file name (255 bytes).
   if (config.name.size() > 200) {
-    throw ConfigError("/name", "expected at most 200 characters, got " + std::to_string(config.name.size()));
+    throw ConfigError("/name", "expected at most 200 bytes, got " + std::to_string(config.name.size()));
   }
   config.seed = static_cast<uint64_t>(root.integer("seed", 0, 0));
   config.repeats = root.integer("repeats", 1, 1, 1000);

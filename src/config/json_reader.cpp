@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 
 namespace ampbench::config {
 namespace {
@@ -54,59 +55,93 @@ std::string bound_text(int64_t min, int64_t max) {
   return "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
 }
 
+// Why `v` is not an integer in [min, max], or nullopt when it is. A value beyond int64_t names both
+// bounds, which bound_text() leaves out when the upper one is int64_t's.
+std::optional<std::string> integer_problem(const nlohmann::json& v, int64_t min, int64_t max) {
+  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())) {
+    return "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " +
+           describe_json(v);
+  }
+  if (v.is_number_integer() && v.get<int64_t>() >= min && v.get<int64_t>() <= max) return std::nullopt;
+  return "expected " + bound_text(min, max) + ", got " + describe_json(v);
+}
+
+// Finds the first key that appears twice in one object, from the parser's SAX events; the document itself
+// is built by an ordinary parse afterwards (nlohmann's callback parser rescans a parent at each object's
+// end, quadratic in its size). Each open container keeps its own token only, so memory grows with the
+// nesting depth, not with its square; the pointer is joined only for the error.
+class DuplicateKeyFinder : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::optional<std::string> duplicate;  // the first repeated key's JSON pointer
+
+  bool null() override { return value_done(); }
+  bool boolean(bool) override { return value_done(); }
+  bool number_integer(number_integer_t) override { return value_done(); }
+  bool number_unsigned(number_unsigned_t) override { return value_done(); }
+  bool number_float(number_float_t, const string_t&) override { return value_done(); }
+  bool string(string_t&) override { return value_done(); }
+  bool binary(binary_t&) override { return value_done(); }
+  bool start_object(std::size_t) override {
+    open_.emplace_back();
+    return true;
+  }
+  bool key(string_t& key) override {
+    auto& object = open_.back();
+    object.token = key;
+    if (object.keys.insert(key).second) return true;
+    duplicate = pointer();
+    return false;  // stop: one error is reported
+  }
+  bool end_object() override {
+    open_.pop_back();
+    return value_done();
+  }
+  bool start_array(std::size_t) override {
+    open_.emplace_back();
+    open_.back().is_array = true;
+    return true;
+  }
+  bool end_array() override {
+    open_.pop_back();
+    return value_done();
+  }
+  // Syntax errors are left to the ordinary parse, whose message names them.
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  struct Container {
+    bool is_array = false;
+    size_t index = 0;            // an array's current element
+    std::string token;           // an object's current key
+    std::set<std::string> keys;  // an object's keys so far
+  };
+
+  // A value ended: in an array, the next one has the next index.
+  bool value_done() {
+    if (!open_.empty() && open_.back().is_array) ++open_.back().index;
+    return true;
+  }
+  std::string pointer() const {
+    std::string out;
+    for (const auto& c : open_) {
+      out += '/';
+      out += c.is_array ? std::to_string(c.index) : escape_pointer_token(c.token);
+    }
+    return out;
+  }
+
+  std::vector<Container> open_;
+};
+
 }  // namespace
 
 nlohmann::json parse_json_strictly(const std::string& text) {
-  // The containers being read, outermost first: each one's JSON pointer, and for an object the keys seen
-  // so far, for an array the index of its next element.
-  struct Container {
-    std::string path;
-    bool is_array = false;
-    size_t next_index = 0;
-    std::string last_key;
-    std::set<std::string> keys;
-  };
-  std::vector<Container> open;
-  // Where the value that starts now sits: under its key in an object, at its index in an array.
-  auto child_path = [&open]() -> std::string {
-    if (open.empty()) return "";
-    const auto& parent = open.back();
-    return parent.path + "/" +
-           (parent.is_array ? std::to_string(parent.next_index) : escape_pointer_token(parent.last_key));
-  };
-  auto value_done = [&open] {
-    if (!open.empty() && open.back().is_array) ++open.back().next_index;
-  };
-  using Event = nlohmann::json::parse_event_t;
-  return nlohmann::json::parse(text, [&](int, Event event, nlohmann::json& parsed) {
-    switch (event) {
-      case Event::object_start:
-      case Event::array_start: {
-        Container container;
-        container.path = child_path();
-        container.is_array = event == Event::array_start;
-        open.push_back(std::move(container));
-        break;
-      }
-      case Event::key: {
-        auto& object = open.back();
-        object.last_key = parsed.get<std::string>();
-        if (!object.keys.insert(object.last_key).second) {
-          throw ConfigError(child_path(), "appears twice in the same object; keep one");
-        }
-        break;
-      }
-      case Event::object_end:
-      case Event::array_end:
-        open.pop_back();
-        value_done();
-        break;
-      case Event::value:
-        value_done();
-        break;
-    }
-    return true;
-  });
+  DuplicateKeyFinder finder;
+  nlohmann::json::sax_parse(text, &finder);
+  if (finder.duplicate) throw ConfigError(*finder.duplicate, "appears twice in the same object; keep one");
+  return nlohmann::json::parse(text);
 }
 
 std::string describe_json(const nlohmann::json& value) {
@@ -157,13 +192,7 @@ int64_t ObjectReader::integer(const std::string& key, int64_t fallback, int64_t 
 int64_t ObjectReader::required_integer(const std::string& key, int64_t min, int64_t max) {
   if (!has(key)) fail(key, "missing; expected " + bound_text(min, max));
   const auto& v = at(key);
-  // Beyond int64_t: name the upper bound too, which bound_text() leaves out when it is int64_t's.
-  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())) {
-    fail(key, "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " +
-                  describe_json(v));
-  }
-  bool in_range = v.is_number_integer() && v.get<int64_t>() >= min && v.get<int64_t>() <= max;
-  if (!in_range) fail(key, "expected " + bound_text(min, max) + ", got " + describe_json(v));
+  if (auto problem = integer_problem(v, min, max)) fail(key, *problem);
   return v.get<int64_t>();
 }
 
@@ -214,10 +243,8 @@ std::vector<int64_t> ObjectReader::integer_list(const std::string& key, const st
   std::vector<int64_t> out;
   for (size_t i = 0; i < v.size(); ++i) {
     const auto& item = v[i];
-    if (!item.is_number_integer() || item.get<int64_t>() < min_value) {
-      throw ConfigError(path_of(key) + "/" + std::to_string(i),
-                        "expected " + bound_text(min_value, std::numeric_limits<int64_t>::max()) + ", got " +
-                            describe_json(item));
+    if (auto problem = integer_problem(item, min_value, std::numeric_limits<int64_t>::max())) {
+      throw ConfigError(path_of(key) + "/" + std::to_string(i), *problem);
     }
     out.push_back(item.get<int64_t>());
   }

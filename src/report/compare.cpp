@@ -30,8 +30,10 @@ struct ReportFigures {
 
 // The first unfinished trial of each mode, from the report's "trials" array.
 std::map<std::string, std::string> read_unfinished_trials(const nlohmann::json& document) {
-  const auto& trials = document.at("trials");
-  if (!trials.is_array()) throw config::ConfigError("/trials", "expected an array");
+  if (!document.contains("trials") || !document["trials"].is_array()) {
+    throw config::ConfigError("/trials", "expected an array");
+  }
+  const auto& trials = document["trials"];
   std::map<std::string, std::string> out;
   for (size_t i = 0; i < trials.size(); ++i) {
     config::ObjectReader trial(trials[i], "/trials/" + std::to_string(i));
@@ -162,6 +164,10 @@ Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& nex
     m.new_peak_bytes = y->peak_bytes;
     if (x.peak_bytes > 0) m.memory_increase = double(y->peak_bytes) / double(x.peak_bytes) - 1.0;
     m.new_val_loss = y->val_loss;
+    // Its figures come from the trials that finished: one that did not is a regression of its own.
+    if (const auto why = b.unfinished.find(x.mode); why != b.unfinished.end()) {
+      m.regressions.push_back(m.mode + ": a trial in " + new_name + " did not finish (" + why->second + ")");
+    }
     if (limits.max_slowdown && m.slowdown > *limits.max_slowdown) {
       m.regressions.push_back(m.mode + format(": %.1f%% slower", 100.0 * m.slowdown) +
                               format(", limit %.1f%%", 100.0 * *limits.max_slowdown));

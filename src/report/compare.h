@@ -28,7 +28,7 @@ struct ModeComparison {
   // Set when NEW has no figures for this mode (it ran out of memory, diverged, was skipped, interrupted
   // or not run): why. Then the new_* figures are not set, and the mode counts as a regression.
   std::optional<std::string> unfinished_in_new;
-  std::vector<std::string> regressions;  // one line per limit exceeded, or the unfinished mode
+  std::vector<std::string> regressions;  // one line per limit exceeded, unfinished mode or trial
 };
 
 struct Comparison {

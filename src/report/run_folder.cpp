@@ -5,6 +5,7 @@
 #include <ctime>
 #include <fstream>
 #include <stdexcept>
+#include <vector>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,13 +33,23 @@ std::string utc_stamp() {
 
 std::filesystem::path create_run_folder(const std::filesystem::path& output_dir, const std::string& name) {
   std::error_code error;
-  const bool created = std::filesystem::create_directories(output_dir, error);
-  if (error)
-    throw std::runtime_error("cannot create output folder " + output_dir.string() + ": " + error.message());
-  // A run that cannot start leaves nothing behind, not even the (empty) folder made for it.
+  // The folders this call makes, deepest first: a run that cannot start leaves nothing behind, not even
+  // the empty folders made for it.
+  std::vector<std::filesystem::path> made;
+  for (auto p = output_dir; !p.empty() && !std::filesystem::exists(p, error); p = p.parent_path()) {
+    made.push_back(p);
+    if (p == p.parent_path()) break;
+  }
   auto remove_if_created = [&] {
-    if (created) std::filesystem::remove(output_dir, error);
+    std::error_code ignored;
+    for (const auto& folder : made) std::filesystem::remove(folder, ignored);
   };
+  std::filesystem::create_directories(output_dir, error);
+  if (error) {
+    const auto reason = error.message();
+    remove_if_created();
+    throw std::runtime_error("cannot create output folder " + output_dir.string() + ": " + reason);
+  }
   const std::string base = safe_name(name) + "-" + utc_stamp();
   for (int attempt = 1; attempt < 1000; ++attempt) {
     auto folder = output_dir / (attempt == 1 ? base : base + "-" + std::to_string(attempt));
@@ -81,8 +92,13 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 void check_file_writable(const std::filesystem::path& path) {
   if (path.empty()) throw std::runtime_error("an empty file name");
   std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
+  const auto status = std::filesystem::symlink_status(path, error);
+  if (std::filesystem::is_directory(status)) {
     throw std::runtime_error("cannot write " + path.string() + ": is a directory");
+  }
+  // The write renames a new file over the path: a link, a device or a pipe would be replaced, not written.
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    throw std::runtime_error("cannot write " + path.string() + ": not a regular file (- is stdout)");
   }
   // The file is replaced through a new file beside it, so its folder must take new files.
   const auto folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");

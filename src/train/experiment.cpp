@@ -54,6 +54,18 @@ int64_t Experiment::steps_per_trial() const {
   return config_.train.epochs * (dataset_.train_size() / config_.train.batch_size);
 }
 
+std::vector<amp::PrecisionMode> Experiment::runnable_modes() const {
+  const auto capability = compute_capability(device_);
+  const auto cpu_arithmetic = device_.is_cpu() ? measure::cpu_16bit_arithmetic() : std::nullopt;
+  std::vector<amp::PrecisionMode> runnable;
+  for (auto mode : config_.precision.modes) {
+    if (!amp::check_mode_support(mode, device_.type(), capability, cpu_arithmetic).skip_reason) {
+      runnable.push_back(mode);
+    }
+  }
+  return runnable;
+}
+
 report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progress) {
   report::RunReport report;
   report.config = config::to_json(config_);

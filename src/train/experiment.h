@@ -34,6 +34,8 @@ class Experiment {
   report::RunReport run(const ModeDone& on_mode_done = {}, Progress* progress = nullptr);
   // Optimizer-and-loss steps in one trial: its epochs times the batches in an epoch.
   int64_t steps_per_trial() const;
+  // The configured modes that can run on this device, in order (the others are reported as skipped).
+  std::vector<amp::PrecisionMode> runnable_modes() const;
 
  private:
   config::ExperimentConfig config_;

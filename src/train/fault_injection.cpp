@@ -35,7 +35,7 @@ std::optional<std::string> why_fault_misses(const FaultInjection& fault,
                                             const std::vector<amp::PrecisionMode>& modes,
                                             int64_t steps_per_trial) {
   if (std::find(modes.begin(), modes.end(), fault.mode) == modes.end()) {
-    return "mode " + std::string(amp::to_string(fault.mode)) + " is not among the modes run";
+    return "mode " + std::string(amp::to_string(fault.mode)) + " is not among the modes that run here";
   }
   if (fault.step > steps_per_trial) {
     return "step " + std::to_string(fault.step) + " is past a trial's last step (" +

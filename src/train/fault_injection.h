@@ -22,9 +22,9 @@ struct FaultInjection {
 // raised), "sigint:fp32:2" / "sigterm:fp32:2" (the signal is raised). nullopt when malformed.
 std::optional<FaultInjection> parse_fault_injection(std::string_view spec);
 
-// Why the fault would never fire in a run of these modes with this many steps in each trial (its mode is
-// not run, or its step lies past the trial's end), so that a test cannot pass by missing it; nullopt
-// when it fires.
+// Why the fault would never fire in a run of these modes (the ones that run, not those skipped) with this
+// many steps in each trial (its mode does not run, or its step lies past the trial's end), so that a
+// test cannot pass by missing it; nullopt when it fires.
 std::optional<std::string> why_fault_misses(const FaultInjection& fault,
                                             const std::vector<amp::PrecisionMode>& modes,
                                             int64_t steps_per_trial);

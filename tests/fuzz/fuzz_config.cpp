@@ -7,13 +7,17 @@
 #include <nlohmann/json.hpp>
 
 #include "config/experiment_config.h"
+#include "config/json_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   nlohmann::json document;
   try {
-    // As read_config_file: every nlohmann exception while parsing is the user's bad input.
-    document = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(data), size));
+    // As read_config_file: every nlohmann exception while parsing is the user's bad input, and so is a
+    // key given twice.
+    document = ampbench::config::parse_json_strictly(std::string(reinterpret_cast<const char*>(data), size));
   } catch (const nlohmann::json::exception&) {
+    return 0;
+  } catch (const ampbench::config::ConfigError&) {
     return 0;
   }
   try {
