@@ -144,7 +144,9 @@ void add_options(CLI::App& app, CliOptions& options) {
 
 CLI::App* add_compare_command(CLI::App& app, CompareOptions& options) {
   auto* compare = app.add_subcommand(
-      "compare", "compare two report.json files mode by mode; exit 3 when NEW regressed past a limit");
+      "compare",
+      "compare two report.json files mode by mode; exit 3 when NEW regressed past a limit, lacks a "
+      "mode's figures, or is partial");
   compare->add_option("BASE", options.base_path, "baseline report.json")
       ->required()
       ->check(CLI::ExistingFile);
