@@ -1,6 +1,7 @@
 // The ampbench command: the only code that prints for the user and picks exit codes.
 //   0 success, 1 runtime failure, 2 usage or config error (nothing written), 3 a gate or a compare
-//   limit failed, 130 stopped by SIGINT/SIGTERM (partial report written).
+//   limit failed (or compare's NEW lacks a mode or is partial), 130 stopped by SIGINT/SIGTERM (partial
+//   report written).
 
 #include <unistd.h>
 
