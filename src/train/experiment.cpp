@@ -54,14 +54,20 @@ int64_t Experiment::steps_per_trial() const {
   return config_.train.epochs * (dataset_.train_size() / config_.train.batch_size);
 }
 
-std::vector<amp::PrecisionMode> Experiment::runnable_modes() const {
+std::vector<std::pair<amp::PrecisionMode, amp::ModeSupport>> Experiment::mode_support() const {
   const auto capability = compute_capability(device_);
   const auto cpu_arithmetic = device_.is_cpu() ? measure::cpu_16bit_arithmetic() : std::nullopt;
-  std::vector<amp::PrecisionMode> runnable;
+  std::vector<std::pair<amp::PrecisionMode, amp::ModeSupport>> out;
   for (auto mode : config_.precision.modes) {
-    if (!amp::check_mode_support(mode, device_.type(), capability, cpu_arithmetic).skip_reason) {
-      runnable.push_back(mode);
-    }
+    out.emplace_back(mode, amp::check_mode_support(mode, device_.type(), capability, cpu_arithmetic));
+  }
+  return out;
+}
+
+std::vector<amp::PrecisionMode> Experiment::runnable_modes() const {
+  std::vector<amp::PrecisionMode> runnable;
+  for (const auto& [mode, support] : mode_support()) {
+    if (!support.skip_reason) runnable.push_back(mode);
   }
   return runnable;
 }
@@ -89,12 +95,9 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
   };
 
   // Before any training: which modes can run here, and how far each one's first gradient is from fp32's.
-  const auto capability = compute_capability(device_);
-  const auto cpu_arithmetic = device_.is_cpu() ? measure::cpu_16bit_arithmetic() : std::nullopt;
   std::vector<amp::PrecisionMode> runnable;
   std::map<amp::PrecisionMode, std::string> skipped;
-  for (auto mode : config_.precision.modes) {
-    auto support = amp::check_mode_support(mode, device_.type(), capability, cpu_arithmetic);
+  for (const auto& [mode, support] : mode_support()) {
     if (support.caveat) report.mode_caveats[mode] = *support.caveat;
     if (support.skip_reason) {
       skipped[mode] = *support.skip_reason;

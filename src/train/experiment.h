@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "amp/mode_support.h"
 #include "config/experiment_config.h"
 #include "data/dataset.h"
 #include "measure/memory_probe.h"
@@ -38,6 +39,9 @@ class Experiment {
   std::vector<amp::PrecisionMode> runnable_modes() const;
 
  private:
+  // Each configured mode, in order, with whether it can run on this device and what to say about it.
+  std::vector<std::pair<amp::PrecisionMode, amp::ModeSupport>> mode_support() const;
+
   config::ExperimentConfig config_;
   torch::Device device_;
   std::optional<FaultInjection> fault_;
