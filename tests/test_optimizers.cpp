@@ -115,12 +115,11 @@ const std::vector<std::vector<size_t>> kChangingGradSets = {{1}, {0}, {0, 1}, {0
 
 }  // namespace
 
-TEST(Optimizers, FusedAdamWFollowsTheParametersThatHaveGradientsAsTheyChange) {
-  auto fused_params = make_params(5);
-  auto reference_params = copy_of(fused_params);
-  ampbench::optim::FusedAdamW fused(fused_params, {1e-2, 0.9, 0.999, 1e-8, 0.01});
-  torch::optim::AdamW reference(
-      reference_params, torch::optim::AdamWOptions(1e-2).betas({0.9, 0.999}).eps(1e-8).weight_decay(0.01));
+// Steps both optimizers through kChangingGradSets, checking after each step that they agree.
+template <typename Fused, typename Reference>
+void expect_both_follow_the_changing_sets(Fused& fused, Reference& reference,
+                                          std::vector<torch::Tensor>& fused_params,
+                                          std::vector<torch::Tensor>& reference_params) {
   for (size_t step = 0; step < kChangingGradSets.size(); ++step) {
     set_grads_of(fused_params, reference_params, kChangingGradSets[step], static_cast<int>(step));
     fused.step();
@@ -129,18 +128,22 @@ TEST(Optimizers, FusedAdamWFollowsTheParametersThatHaveGradientsAsTheyChange) {
   }
 }
 
+TEST(Optimizers, FusedAdamWFollowsTheParametersThatHaveGradientsAsTheyChange) {
+  auto fused_params = make_params(5);
+  auto reference_params = copy_of(fused_params);
+  ampbench::optim::FusedAdamW fused(fused_params, {1e-2, 0.9, 0.999, 1e-8, 0.01});
+  torch::optim::AdamW reference(
+      reference_params, torch::optim::AdamWOptions(1e-2).betas({0.9, 0.999}).eps(1e-8).weight_decay(0.01));
+  expect_both_follow_the_changing_sets(fused, reference, fused_params, reference_params);
+}
+
 TEST(Optimizers, FusedSgdFollowsTheParametersThatHaveGradientsAsTheyChange) {
   auto fused_params = make_params(6);
   auto reference_params = copy_of(fused_params);
   ampbench::optim::FusedSgd fused(fused_params, {0.05, 0.9, 1e-3});
   torch::optim::SGD reference(reference_params,
                               torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-3));
-  for (size_t step = 0; step < kChangingGradSets.size(); ++step) {
-    set_grads_of(fused_params, reference_params, kChangingGradSets[step], static_cast<int>(step));
-    fused.step();
-    reference.step();
-    expect_close(fused_params, reference_params);
-  }
+  expect_both_follow_the_changing_sets(fused, reference, fused_params, reference_params);
 }
 
 TEST(Optimizers, ZeroGradLeavesNoReferenceToTheGradients) {
