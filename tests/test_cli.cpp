@@ -188,6 +188,46 @@ TEST_F(Cli, OverridesReplaceTheConfigsValues) {
   EXPECT_TRUE(run_folders().empty());  // a dry run writes nothing
 }
 
+// A CI job validates a config with --dry-run: it must fail wherever the run itself would refuse to start.
+TEST_F(Cli, ADryRunRefusesWhatTheRunWouldRefuseAndWritesNothing) {
+  const auto config = write_config(tiny_config()).string();
+  auto dry_run = [&](const std::string& args) { return run("--config " + config + " --dry-run " + args); };
+
+  auto cuda = dry_run("--device cuda:0");
+  if (cuda.exit_code != 0) {  // else this machine has a GPU
+    EXPECT_EQ(cuda.exit_code, 2);
+    EXPECT_EQ(cuda.err.rfind("config error: /device (from --device): cuda:0 requested", 0), 0u) << cuda.err;
+  }
+  auto missing_data = tiny_config();
+  missing_data["data"] = {{"mnist", {{"dir", (dir_ / "mnist").string()}}}};
+  auto data = run("--config " + write_config(missing_data, "mnist.json").string() + " --dry-run");
+  EXPECT_EQ(data.exit_code, 2);
+  EXPECT_EQ(data.err, "config error: /data/mnist/dir: missing data file " +
+                          (dir_ / "mnist" / "train-images-idx3-ubyte").string() + "\n");
+
+  auto export_path = dry_run("--export-csv " + (dir_ / "no" / "folder.csv").string());
+  EXPECT_EQ(export_path.exit_code, 2);
+  EXPECT_EQ(export_path.err.rfind("output error: cannot write", 0), 0u) << export_path.err;
+
+  std::ofstream(dir_ / "a-file") << "in the way";
+  auto out_dir = dry_run("--out " + (dir_ / "a-file" / "results").string());
+  EXPECT_EQ(out_dir.exit_code, 2);
+  EXPECT_EQ(out_dir.err, "output error: cannot create output folder " +
+                             (dir_ / "a-file" / "results").string() + ": " + (dir_ / "a-file").string() +
+                             " is not a folder\n");
+
+  auto fault = dry_run("--modes fp32 --inject-fault nan:bf16:1");
+  EXPECT_EQ(fault.exit_code, 2);
+  EXPECT_EQ(fault.err.rfind("usage error: --inject-fault: ", 0), 0u) << fault.err;
+
+  for (const auto& result : {data, export_path, out_dir, fault})
+    EXPECT_TRUE(result.out.empty()) << result.out;
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+  EXPECT_FALSE(fs::exists(dir_ / "no"));
+  EXPECT_EQ(dry_run("--out " + (dir_ / "new" / "results").string()).exit_code, 0);
+  EXPECT_FALSE(fs::exists(dir_ / "new"));  // a folder that a run would create is fine, and not created
+}
+
 TEST_F(Cli, ABadConfigExitsTwoWithOneLineAndWritesNothing) {
   auto config = tiny_config();
   config["train"]["epochs"] = -3;

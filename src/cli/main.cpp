@@ -135,10 +135,6 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
     auto doc = config::read_config_file(options.config_path);
     overrides = apply_overrides(doc, options);
     config = config::parse_experiment_config(doc);
-    if (options.dry_run) {
-      std::cout << config::to_json(config).dump(2) << "\n";
-      return 0;
-    }
     device = measure::resolve_device(config.device);
   } catch (const config::ConfigError& e) {
     print_config_error(e, overrides);
@@ -165,9 +161,21 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
   if (!options.export_json.empty()) exports.add(cli::ExportFormat::json, options.export_json);
   if (!options.export_csv.empty()) exports.add(cli::ExportFormat::csv, options.export_csv);
   if (!options.export_markdown.empty()) exports.add(cli::ExportFormat::markdown, options.export_markdown);
-  std::filesystem::path folder;
   try {
     exports.check_writable();
+    if (options.dry_run) report::check_run_folder_creatable(config.output_dir);
+  } catch (const std::exception& e) {
+    std::cerr << "output error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  // A dry run has passed every check a run makes before it starts (device, data, exports): a CI job
+  // can rely on its exit code.
+  if (options.dry_run) {
+    std::cout << config::to_json(config).dump(2) << "\n";
+    return 0;
+  }
+  std::filesystem::path folder;
+  try {
     folder = report::create_run_folder(config.output_dir, config.name);
   } catch (const std::exception& e) {
     std::cerr << "output error: " << e.what() << "\n";

@@ -65,6 +65,25 @@ std::filesystem::path create_run_folder(const std::filesystem::path& output_dir,
   throw std::runtime_error("cannot find a free run folder name under " + output_dir.string());
 }
 
+void check_run_folder_creatable(const std::filesystem::path& output_dir) {
+  std::error_code error;
+  // The deepest folder that exists already is where the first new folder (or the run folder) goes.
+  auto existing = output_dir.empty() ? std::filesystem::path(".") : output_dir;
+  while (!std::filesystem::exists(existing, error) && existing.has_parent_path() &&
+         existing != existing.parent_path()) {
+    existing = existing.parent_path();
+  }
+  if (!std::filesystem::exists(existing, error)) existing = ".";  // a relative path: it starts here
+  if (!std::filesystem::is_directory(existing, error)) {
+    throw std::runtime_error("cannot create output folder " + output_dir.string() + ": " + existing.string() +
+                             " is not a folder");
+  }
+  if (::access(existing.c_str(), W_OK | X_OK) != 0) {
+    throw std::runtime_error("cannot create output folder " + output_dir.string() + ": " + existing.string() +
+                             ": " + std::strerror(errno));
+  }
+}
+
 void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
   auto temporary = path;
   temporary += ".tmp";

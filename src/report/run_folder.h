@@ -9,6 +9,11 @@ namespace ampbench::report {
 // existing folder, so an earlier run is never overwritten. Throws std::runtime_error when it cannot.
 std::filesystem::path create_run_folder(const std::filesystem::path& output_dir, const std::string& name);
 
+// Throws std::runtime_error naming the folder and the reason when create_run_folder() could not make a
+// run folder under output_dir (a file in its place or on its path, a folder that is not writable), so a
+// dry run can say so. Creates nothing.
+void check_run_folder_creatable(const std::filesystem::path& output_dir);
+
 // Writes the whole file or nothing: to a temporary file beside it, then renamed over it. Throws
 // std::runtime_error naming the file and the reason, and leaves no temporary file behind.
 void write_file_atomically(const std::filesystem::path& path, const std::string& content);
