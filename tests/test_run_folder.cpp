@@ -1,0 +1,111 @@
+// Where reports go: a new folder per run, files written whole or not at all, and checks that refuse a
+// run before it starts without creating anything.
+#include "report/run_folder.h"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "temp_dir_test.h"
+
+namespace fs = std::filesystem;
+using ampbench::report::check_file_writable;
+using ampbench::report::check_run_folder_creatable;
+using ampbench::report::create_run_folder;
+using ampbench::report::write_file_atomically;
+
+namespace {
+
+class RunFolder : public ampbench::testing::TempDirTest {};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The message of the runtime_error that `call` throws; fails the test when it throws none.
+template <typename Call>
+std::string error_of(Call call) {
+  try {
+    call();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error thrown";
+  return "";
+}
+
+TEST_F(RunFolder, EveryCallGetsANewFolderNamedAfterTheRun) {
+  auto first = create_run_folder(dir_ / "out", "my run/1");
+  auto second = create_run_folder(dir_ / "out", "my run/1");
+  EXPECT_NE(first, second);
+  EXPECT_TRUE(fs::is_directory(first));
+  EXPECT_TRUE(fs::is_directory(second));
+  EXPECT_EQ(first.filename().string().rfind("my_run_1-", 0), 0u) << first;
+}
+
+TEST_F(RunFolder, AFolderThatCannotBeMadeLeavesNoneOfTheFoldersMadeForIt) {
+  // The first two folders can be made, the third not (a name longer than any file system allows).
+  const auto output_dir = dir_ / "made" / "too" / std::string(300, 'x');
+  EXPECT_EQ(error_of([&] {
+              create_run_folder(output_dir, "run");
+            }).rfind("cannot create output folder " + output_dir.string() + ": ", 0),
+            0u);
+  EXPECT_FALSE(fs::exists(dir_ / "made"));
+  EXPECT_TRUE(fs::exists(dir_));  // what was there before stays
+}
+
+TEST_F(RunFolder, TheCreatableCheckRefusesAFileOnThePathAndCreatesNothing) {
+  std::ofstream(dir_ / "a-file") << "in the way";
+  EXPECT_EQ(error_of([&] { check_run_folder_creatable(dir_ / "a-file" / "out"); }),
+            "cannot create output folder " + (dir_ / "a-file" / "out").string() + ": " +
+                (dir_ / "a-file").string() + " is not a folder");
+  EXPECT_EQ(error_of([&] { check_run_folder_creatable(dir_ / "a-file"); }),
+            "cannot create output folder " + (dir_ / "a-file").string() + ": " + (dir_ / "a-file").string() +
+                " is not a folder");
+  EXPECT_NO_THROW(check_run_folder_creatable(dir_ / "new" / "out"));
+  EXPECT_NO_THROW(check_run_folder_creatable(dir_));
+  EXPECT_FALSE(fs::exists(dir_ / "new"));
+}
+
+TEST_F(RunFolder, AFileIsReplacedWholeAndAFailedWriteLeavesNoTemporaryFile) {
+  const auto path = dir_ / "report.json";
+  write_file_atomically(path, "first");
+  write_file_atomically(path, "second");
+  EXPECT_EQ(read_file(path), "second");
+
+  const auto in_missing_folder = dir_ / "missing" / "report.json";
+  EXPECT_EQ(error_of([&] {
+              write_file_atomically(in_missing_folder, "x");
+            }).rfind("cannot write " + in_missing_folder.string() + ": ", 0),
+            0u);
+  fs::create_directories(dir_ / "a-folder");
+  EXPECT_EQ(error_of([&] {
+              write_file_atomically(dir_ / "a-folder", "x");
+            }).rfind("cannot write " + (dir_ / "a-folder").string() + ": ", 0),
+            0u);
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
+  }
+}
+
+TEST_F(RunFolder, TheWritableCheckRefusesWhatAWriteWouldFailOrReplaceAndCreatesNothing) {
+  fs::create_directories(dir_ / "a-folder");
+  EXPECT_EQ(error_of([&] { check_file_writable(dir_ / "a-folder"); }),
+            "cannot write " + (dir_ / "a-folder").string() + ": is a directory");
+  EXPECT_EQ(
+      error_of([&] { check_file_writable(dir_ / "missing" / "r.csv"); }),
+      "cannot write " + (dir_ / "missing" / "r.csv").string() + ": no folder " + (dir_ / "missing").string());
+  EXPECT_EQ(error_of([&] { check_file_writable("/dev/null"); }),
+            "cannot write /dev/null: not a regular file (- is stdout)");
+  EXPECT_EQ(error_of([&] { check_file_writable(""); }), "an empty file name");
+  EXPECT_NO_THROW(check_file_writable(dir_ / "new.csv"));
+  EXPECT_FALSE(fs::exists(dir_ / "new.csv"));
+}
+
+}  // namespace
