@@ -103,6 +103,10 @@ TEST(Config, ErrorsNameTheJsonPathAndTheProblem) {
   EXPECT_EQ(error_for("/data/synthetic/shape/0", 0),
             "/data/synthetic/shape/0: expected an integer >= 1, got 0");
   EXPECT_EQ(error_for("/device", "tpu"), "/device: expected auto, cpu, cuda or cuda:N, got \"tpu\"");
+  // One way to write an index, and no more than three digits: torch would wrap cuda:256 to cuda:0.
+  EXPECT_EQ(error_for("/device", "cuda:01"), "/device: expected auto, cpu, cuda or cuda:N, got \"cuda:01\"");
+  EXPECT_EQ(error_for("/device", "cuda:1000"),
+            "/device: expected auto, cpu, cuda or cuda:N, got \"cuda:1000\"");
   EXPECT_EQ(error_for("/train", 5), "/train: expected an object, got 5");
   EXPECT_EQ(error_for("/name", json::value_t::discarded), "/name: missing; expected a string");
   EXPECT_EQ(error_for("/train/batch_size", 128),

@@ -14,8 +14,9 @@ namespace ampbench::measure {
 bool is_valid_device_spec(const std::string& spec) {
   if (spec == "auto" || spec == "cpu" || spec == "cuda") return true;
   if (spec.rfind("cuda:", 0) != 0) return false;
-  const auto index = spec.substr(5);  // up to three digits
-  return !index.empty() && index.size() <= 3 &&
+  // Up to three digits, without leading zeros: the index a GPU has, written one way only.
+  const auto index = spec.substr(5);
+  return !index.empty() && index.size() <= 3 && (index == "0" || index[0] != '0') &&
          std::all_of(index.begin(), index.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
@@ -29,9 +30,9 @@ torch::Device resolve_device(const std::string& spec) {
     throw config::ConfigError("/device",
                               spec + " requested, but this LibTorch has no CUDA or no GPU is visible");
   }
-  torch::Device device(spec);
-  int index = device.has_index() ? device.index() : 0;
-  if (index >= torch::cuda::device_count()) {
+  // Parsed here, not by torch::Device(spec): its 8-bit index would wrap an index of 128 or more.
+  const int index = spec == "cuda" ? 0 : std::stoi(spec.substr(5));
+  if (index >= static_cast<int>(torch::cuda::device_count())) {
     throw config::ConfigError(
         "/device",
         spec + " requested, but only " + std::to_string(torch::cuda::device_count()) + " GPU(s) are visible");
