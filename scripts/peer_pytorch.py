@@ -349,9 +349,11 @@ def train_mode(cfg, mode, data, shape, classes, device):
     torch.backends.cudnn.benchmark = train["cudnn_benchmark"]
     memory_format = torch.channels_last if train["channels_last"] else torch.contiguous_format
 
-    # As ampbench's probe: the peak above what was allocated before the trial's model, so the weights,
-    # gradients, optimizer state and activations all count.
+    # As ampbench's probe: from an empty cache (no blocks left from the last mode), the peak above what
+    # was allocated before the trial's model, so the weights, gradients, optimizer state and activations
+    # all count.
     if device.type == "cuda":
+        torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats(device)
     baseline = torch.cuda.memory_allocated(device) if device.type == "cuda" else None
     torch.manual_seed(cfg["seed"])

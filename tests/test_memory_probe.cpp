@@ -3,6 +3,7 @@
 
 #include "config/experiment_config.h"
 #include "measure/cpu_tracking_allocator.h"
+#include "measure/device.h"
 #include "measure/memory_probe.h"
 #include "train/experiment.h"
 
@@ -35,6 +36,30 @@ TEST(CpuTrackingAllocator, ProbeReportsThePeakAboveTheBaseline) {
   // A new begin() starts a new peak from what is held now.
   probe->begin();
   EXPECT_EQ(probe->read().peak_bytes, 0);
+}
+
+// The CUDA caching allocator's statistics, read the same way; each begin() empties the cache, so a
+// trial's reserved peak does not carry the blocks an earlier trial left cached.
+TEST(AcceleratorMemoryProbe, OnAGpuReportsThePeakAboveTheBaselineAndStartsFromAnEmptyCache) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
+  const auto on_gpu =
+      torch::TensorOptions().device(ampbench::measure::resolve_device("cuda")).dtype(torch::kUInt8);
+  auto probe = ampbench::measure::make_memory_probe(on_gpu.device());
+  auto held = torch::empty({1 << 20}, on_gpu);
+  probe->begin();
+  {
+    auto a = torch::empty({2 << 20}, on_gpu);  // sizes in whole 512-byte blocks: counted exactly
+    auto b = torch::empty({3 << 20}, on_gpu);
+  }
+  auto reading = probe->read();
+  EXPECT_EQ(reading.probe, "cuda-caching-allocator");
+  EXPECT_EQ(reading.peak_bytes, 5 << 20);
+  ASSERT_TRUE(reading.peak_reserved_bytes.has_value());
+  EXPECT_GE(*reading.peak_reserved_bytes, 6 << 20);
+  // The 2 and 3 MiB blocks came from a 20 MiB segment, now unused: a new begin() releases it.
+  probe->begin();
+  EXPECT_EQ(probe->read().peak_bytes, 0);
+  EXPECT_LT(*probe->read().peak_reserved_bytes, 20 << 20);
 }
 
 // End to end: a wide MLP on a batch of 2, whose weights, gradients and momentum dwarf its activations.

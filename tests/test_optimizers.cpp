@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "measure/device.h"
 #include "optim/grad_clipping.h"
 #include "optim/optimizer.h"
 
@@ -76,6 +77,58 @@ TEST(Optimizers, FoundInfSkipsTheUpdateAndTheAdamStepCount) {
   fused.step(torch::zeros({}));
   reference.step(torch::zeros({}));
   expect_close(params, reference_params);
+}
+
+namespace {
+
+// On a GPU, the fused kernels against LibTorch's per-parameter optimizer on the CPU, with a step that
+// found_inf (a tensor on the GPU) skips: the reference simply does not step there.
+template <typename Fused, typename Reference>
+void expect_gpu_matches_cpu_reference(std::vector<torch::Tensor>& gpu_params,
+                                      std::vector<torch::Tensor>& cpu_params, Fused& fused,
+                                      Reference& reference) {
+  const auto device = gpu_params.at(0).device();
+  for (int step = 0; step < 6; ++step) {
+    torch::manual_seed(300 + step);
+    for (size_t i = 0; i < cpu_params.size(); ++i) {
+      auto g = torch::randn_like(cpu_params[i]);
+      cpu_params[i].mutable_grad() = g.clone();
+      gpu_params[i].mutable_grad() = g.to(device);
+    }
+    const bool skipped = step == 2;
+    fused.step(torch::full({}, skipped ? 1.0f : 0.0f, torch::TensorOptions().device(device)));
+    if (!skipped) reference.step();
+  }
+  for (size_t i = 0; i < cpu_params.size(); ++i)
+    EXPECT_TRUE(torch::allclose(gpu_params[i].cpu(), cpu_params[i], 1e-5, 1e-6)) << "tensor " << i;
+}
+
+std::vector<torch::Tensor> on_gpu(const std::vector<torch::Tensor>& params) {
+  const auto device = ampbench::measure::resolve_device("cuda");
+  std::vector<torch::Tensor> out;
+  for (const auto& p : params) out.push_back(p.detach().to(device).requires_grad_(true));
+  return out;
+}
+
+}  // namespace
+
+TEST(Optimizers, FusedSgdOnAGpuMatchesThePerParameterSgdAndSkipsOnFoundInf) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
+  auto cpu_params = make_params(5);
+  auto gpu_params = on_gpu(cpu_params);
+  ampbench::optim::FusedSgd fused(gpu_params, {0.05, 0.9, 1e-3});
+  torch::optim::SGD reference(cpu_params, torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-3));
+  expect_gpu_matches_cpu_reference(gpu_params, cpu_params, fused, reference);
+}
+
+TEST(Optimizers, FusedAdamWOnAGpuMatchesThePerParameterAdamWAndSkipsOnFoundInf) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
+  auto cpu_params = make_params(6);
+  auto gpu_params = on_gpu(cpu_params);
+  ampbench::optim::FusedAdamW fused(gpu_params, {1e-2, 0.9, 0.999, 1e-8, 0.01});
+  torch::optim::AdamW reference(
+      cpu_params, torch::optim::AdamWOptions(1e-2).betas({0.9, 0.999}).eps(1e-8).weight_decay(0.01));
+  expect_gpu_matches_cpu_reference(gpu_params, cpu_params, fused, reference);
 }
 
 TEST(Optimizers, ClipGradNormMatchesLibTorchAndReturnsTheNormBeforeClipping) {

@@ -6,6 +6,7 @@
 #include "config/experiment_config.h"
 #include "data/batch_order.h"
 #include "data/load_dataset.h"
+#include "measure/device.h"
 #include "models/registry.h"
 #include "train/classification_loss.h"
 #include "train/experiment.h"
@@ -262,7 +263,8 @@ TEST(Trainer, TheLossScaleTraceOnAGpuRecordsEveryChangeAtItsStep) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
   auto doc = fp16_config(1, 1.0);
   doc["device"] = "cuda";
-  auto trial = ampbench::train::Experiment(ampbench::config::parse_experiment_config(doc), torch::kCUDA)
+  auto trial = ampbench::train::Experiment(ampbench::config::parse_experiment_config(doc),
+                                           ampbench::measure::resolve_device("cuda"))
                    .run()
                    .trials.at(0);
   ASSERT_TRUE(trial.loss_scale_trace) << trial.status << ": " << trial.detail.value_or("");

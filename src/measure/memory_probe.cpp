@@ -31,6 +31,9 @@ class AcceleratorMemoryProbe final : public MemoryProbe {
  public:
   explicit AcceleratorMemoryProbe(c10::DeviceIndex index) : index_(index) {}
   void begin() override {
+    // Cached blocks that earlier trials left would count in this trial's reserved peak, and would spare
+    // a later mode the allocations the first one paid for: each trial starts from an empty cache.
+    at::accelerator::emptyCache();
     at::accelerator::resetPeakStats(index_);
     baseline_ = current_bytes();
     static_bytes_.reset();
@@ -58,6 +61,9 @@ class AcceleratorMemoryProbe final : public MemoryProbe {
 
 std::unique_ptr<MemoryProbe> make_memory_probe(const torch::Device& device) {
   if (device.is_cpu()) return std::make_unique<CpuMemoryProbe>();
+  // An index of -1 ("the current device") would be refused by the allocator's statistics only later.
+  TORCH_CHECK(device.has_index(), "a memory probe needs a device with an index, such as cuda:0, got ",
+              device.str());
   return std::make_unique<AcceleratorMemoryProbe>(device.index());
 }
 

@@ -33,6 +33,11 @@ class DeviceEventStepTimer final : public StepTimer {
     events_.reserve(static_cast<size_t>(max_steps) + 1);
     for (int64_t i = 0; i <= max_steps; ++i)
       events_.emplace_back(device.type(), c10::EventFlag::BACKEND_DEFAULT);
+    // A backend creates an event at its first record (CUDA: cudaEventCreate), which would otherwise
+    // happen inside the first timed epoch: each is recorded once here, before any timing.
+    const auto stream = guard_.getStream(device_);
+    for (auto& event : events_) event.record(stream);
+    guard_.synchronizeStream(stream);
   }
   void start() override {
     recorded_ = 0;
