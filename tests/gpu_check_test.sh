@@ -24,4 +24,11 @@ status=0
 PYTHON=$out/no-python "$root/scripts/gpu-check" --out "$out/run" configs/mlp.json > /dev/null 2> "$out/err" || status=$?
 [[ $status == 2 && $(grep -c . "$out/err") == 1 && ! -e $out/run ]] ||
   { echo "gpu-check without torch: exit $status"; cat "$out/err"; exit 1; }
-echo "gpu-check: $((${#cases[@]} + 1)) passed, 0 failed"
+# A CUDA build of torch without a matching nvcc (none at all here, or one of another major version).
+printf '#!/usr/bin/env bash\n[[ "$*" == *version.cuda* ]] && echo 99.0\nexit 0\n' > "$out/cuda-python"
+chmod +x "$out/cuda-python"
+status=0
+PYTHON=$out/cuda-python "$root/scripts/gpu-check" --out "$out/run" configs/mlp.json > /dev/null 2> "$out/err" || status=$?
+[[ $status == 2 && $(grep -c . "$out/err") == 1 && ! -e $out/run ]] && grep -q "CUDA" "$out/err" ||
+  { echo "gpu-check with a CUDA torch and no matching nvcc: exit $status"; cat "$out/err"; exit 1; }
+echo "gpu-check: $((${#cases[@]} + 2)) passed, 0 failed"
