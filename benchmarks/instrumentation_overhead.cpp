@@ -49,15 +49,21 @@ double bare_epoch(const config::ExperimentConfig& config, const data::Dataset& d
   std::optional<amp::GradScaler> scaler;
   if (amp::needs_grad_scaler(mode)) scaler.emplace(config.precision.grad_scaler, device);
   const int64_t steps = dataset.train_size() / train.batch_size;
-  auto order = data::epoch_order(config.seed, 1, dataset.train_size()).to(device);
+  // Batches are cut where the data lives, as the Trainer cuts them: a data set too large for the device
+  // stays in host memory and each batch is copied over.
+  auto order = data::epoch_order(config.seed, 1, dataset.train_size());
+  if (dataset.staged) order = order.to(device);
+  auto to_device = [&](const torch::Tensor& batch) {
+    return dataset.staged ? batch : batch.to(device, true);
+  };
   const auto memory_format =
       train.channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
   model.train();
   optimizer->zero_grad();
   auto step = [&](int64_t i) {
     auto index = order.narrow(0, i * train.batch_size, train.batch_size);
-    auto inputs = dataset.train_inputs.index_select(0, index).contiguous(memory_format);
-    auto labels = dataset.train_labels.index_select(0, index);
+    auto inputs = to_device(dataset.train_inputs.index_select(0, index)).contiguous(memory_format);
+    auto labels = to_device(dataset.train_labels.index_select(0, index));
     torch::Tensor loss;
     {
       amp::AutocastScope autocast(device.type(), amp::autocast_dtype(mode));
