@@ -1,0 +1,29 @@
+#include "measure/peak_flops.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using ampbench::amp::PrecisionMode;
+using ampbench::measure::dense_peak_tflops;
+
+// Names as CUDA reports them: a variant must get its own figures, not those of a name it contains.
+TEST(PeakFlops, EachVariantGetsItsOwnDataSheetFigures) {
+  EXPECT_EQ(dense_peak_tflops("NVIDIA H100 80GB HBM3", PrecisionMode::bf16), 989.0);
+  EXPECT_EQ(dense_peak_tflops("NVIDIA H100 PCIe", PrecisionMode::bf16), 756.0);
+  EXPECT_EQ(dense_peak_tflops("NVIDIA H100 NVL", PrecisionMode::fp32), 60.0);
+  EXPECT_EQ(dense_peak_tflops("NVIDIA H200", PrecisionMode::fp16), 989.0);
+  EXPECT_EQ(dense_peak_tflops("NVIDIA H200 NVL", PrecisionMode::fp16), 835.0);
+  EXPECT_EQ(dense_peak_tflops("NVIDIA A100-SXM4-80GB", PrecisionMode::tf32), 156.0);
+  EXPECT_EQ(dense_peak_tflops("NVIDIA A10", PrecisionMode::tf32), 62.5);
+  EXPECT_EQ(dense_peak_tflops("NVIDIA L40S", PrecisionMode::fp32), 91.6);
+  EXPECT_EQ(dense_peak_tflops("NVIDIA L4", PrecisionMode::fp16), 121.0);
+}
+
+TEST(PeakFlops, AnUnknownDeviceOrFormatHasNoFigure) {
+  EXPECT_FALSE(dense_peak_tflops("Some Future GPU", PrecisionMode::bf16).has_value());
+  EXPECT_FALSE(dense_peak_tflops("Tesla V100-SXM2-16GB", PrecisionMode::bf16).has_value());  // no bf16 units
+  EXPECT_EQ(dense_peak_tflops("Tesla V100-SXM2-16GB", PrecisionMode::fp16), 125.0);
+}
+
+}  // namespace
