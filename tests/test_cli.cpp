@@ -486,6 +486,24 @@ TEST_F(Cli, AnOutOfMemoryModeIsMarkedWithItsBatchSize) {
   EXPECT_EQ(report["trials"][2]["status"], "ok");  // bf16 ran after it
 }
 
+TEST_F(Cli, ATrialLostToAnErrorIsMarkedTheOthersRunAndTheRunExitsOne) {
+  auto result = run("--config " + write_config(tiny_config()).string() +
+                    " -q --modes fp32,fp16,bf16 --epochs 1 --inject-fault error:fp16:2");
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.err.find("error: fp16 trial 1 failed: injected error at step 2\n"), std::string::npos)
+      << result.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  EXPECT_EQ(report["complete"], true);
+  const auto& fp16 = report["trials"][1];
+  EXPECT_EQ(fp16["status"], "failed");
+  EXPECT_EQ(fp16["detail"], "injected error at step 2");
+  EXPECT_EQ(report["trials"][0]["status"], "ok");
+  EXPECT_EQ(report["trials"][2]["status"], "ok");  // bf16 ran after it
+  EXPECT_EQ(report["summary"].size(), 2u);
+  EXPECT_NE(result.out.find("warning: fp16 trial 1: failed: injected error at step 2"), std::string::npos)
+      << result.out;  // the summary is printed all the same
+}
+
 TEST_F(Cli, ASignalStopsAtAStepBoundaryAndKeepsEveryFinishedEpoch) {
   for (const std::string signal : {"sigint", "sigterm"}) {
     fs::remove_all(dir_ / "out");

@@ -1,7 +1,7 @@
 // The ampbench command: the only code that prints for the user and picks exit codes.
-//   0 success, 1 runtime failure, 2 usage or config error (nothing written), 3 a gate or a compare
-//   limit failed (or compare's NEW lacks a mode or is partial), 130 stopped by SIGINT/SIGTERM (partial
-//   report written).
+//   0 success, 1 runtime failure (a trial lost to an error included), 2 usage or config error (nothing
+//   written), 3 a gate or a compare limit failed (or compare's NEW lacks a mode or is partial), 130 stopped
+//   by SIGINT/SIGTERM (partial report written).
 
 #include <unistd.h>
 
@@ -226,6 +226,16 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
     std::cerr << "error: " << *write_failure << "\n";
     return kExitRuntimeFailure;
   }
+  // A trial lost to an error is a failure of the run, not a finding about its mode (as oom and
+  // diverged are): the other modes' figures are in the reports, and the exit code says it.
+  bool failed = false;
+  for (const auto& trial : result.trials) {
+    if (trial.status != "failed") continue;
+    std::cerr << "error: " << ampbench::amp::to_string(trial.mode) << " trial " << trial.trial
+              << " failed: " << trial.detail.value_or("") << "\n";
+    failed = true;
+  }
+  if (failed) return kExitRuntimeFailure;
   if (result.stopped_by) return kExitInterrupted;
   for (const auto& gate : result.gates) {
     if (!gate.passed) return kExitGateFailed;

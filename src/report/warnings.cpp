@@ -58,6 +58,10 @@ std::vector<Warning> find_warnings(const RunReport& report) {
     } else if (t.status == "oom") {
       out.push_back(
           {"oom", t.mode, where + detail, "lower train.batch_size, or compare modes at a size that fits"});
+    } else if (t.status == "failed") {
+      out.push_back({"failed", t.mode, where + "failed: " + detail,
+                     "an error, not a property of the mode: fix what the message names and rerun; the other "
+                     "modes' figures stand"});
     } else {
       out.push_back({t.status, t.mode, where + detail, "rerun to measure what is missing"});
     }

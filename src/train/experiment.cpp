@@ -30,6 +30,9 @@ std::optional<amp::ComputeCapability> compute_capability(const torch::Device& de
   return amp::ComputeCapability{gpu->capability_major, gpu->capability_minor};
 }
 
+// An error's first line says what failed; the rest (CUDA's advice on debugging) would break up a table.
+std::string first_line(const std::string& message) { return message.substr(0, message.find('\n')); }
+
 // NHWC weights for convolutions, as torch's model.to(memory_format=torch.channels_last).
 void to_channels_last(torch::nn::Module& model) {
   torch::NoGradGuard no_grad;
@@ -172,6 +175,11 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
           record.detail = "out of memory at batch size " + std::to_string(config_.train.batch_size) + ": " +
                           e.what_without_backtrace();
           spdlog::warn("{}: {}", amp::to_string(mode), *record.detail);
+        } catch (const c10::Error& e) {
+          // Any other error (a kernel that fails, a CUDA error): the trial is lost, not the run.
+          record.status = "failed";
+          record.detail = first_line(e.what_without_backtrace());
+          spdlog::error("{}: {}", amp::to_string(mode), *record.detail);
         }
       }
       record.memory = probe_->read();

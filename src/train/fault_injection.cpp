@@ -15,6 +15,8 @@ std::optional<FaultInjection> parse_fault_injection(std::string_view spec) {
     fault.kind = FaultInjection::Kind::nan;
   } else if (kind == "oom") {
     fault.kind = FaultInjection::Kind::oom;
+  } else if (kind == "error") {
+    fault.kind = FaultInjection::Kind::error;
   } else if (kind == "sigint") {
     fault.kind = FaultInjection::Kind::sigint;
   } else if (kind == "sigterm") {

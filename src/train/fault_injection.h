@@ -12,14 +12,14 @@ namespace ampbench::train {
 
 // A planted fault, for testing that nothing measured is lost when a run goes wrong (--inject-fault).
 struct FaultInjection {
-  enum class Kind { nan, oom, sigint, sigterm };
+  enum class Kind { nan, oom, error, sigint, sigterm };
   Kind kind = Kind::nan;
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
   int64_t step = 1;  // 1-based, counted over the trial's epochs
 };
 
 // "KIND:MODE:STEP", e.g. "nan:bf16:5" (the loss becomes NaN), "oom:fp16:3" (an out-of-memory error is
-// raised), "sigint:fp32:2" / "sigterm:fp32:2" (the signal is raised). nullopt when malformed.
+// raised), "error:fp16:2" (any other error, as a failing kernel raises it), "sigint:fp32:2" / "sigterm:fp32:2" (the signal is raised). nullopt when malformed.
 std::optional<FaultInjection> parse_fault_injection(std::string_view spec);
 
 // Why the fault would never fire in a run of these modes (the ones that run, not those skipped) with this

@@ -41,6 +41,8 @@ torch::Tensor inject(const FaultInjection& fault, const torch::Tensor& loss, int
       return loss * std::numeric_limits<double>::quiet_NaN();
     case FaultInjection::Kind::oom:
       TORCH_CHECK_WITH(OutOfMemoryError, false, "injected out-of-memory error at step ", step);
+    case FaultInjection::Kind::error:
+      TORCH_CHECK(false, "injected error at step ", step);
     case FaultInjection::Kind::sigint:
       std::raise(SIGINT);
       break;
