@@ -216,6 +216,9 @@ TEST_F(Cli, ADryRunRefusesWhatTheRunWouldRefuseAndWritesNothing) {
   EXPECT_EQ(out_dir.err, "output error: cannot create output folder " +
                              (dir_ / "a-file" / "results").string() + ": " + (dir_ / "a-file").string() +
                              " is not a folder\n");
+  auto real_run = run("--config " + config + " --out " + (dir_ / "a-file" / "results").string());
+  EXPECT_EQ(real_run.exit_code, 2);
+  EXPECT_EQ(real_run.err, out_dir.err);  // the run itself refuses it in the same words
 
   auto fault = dry_run("--modes fp32 --inject-fault nan:bf16:1");
   EXPECT_EQ(fault.exit_code, 2);

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -50,25 +52,36 @@ TEST_F(RunFolder, EveryCallGetsANewFolderNamedAfterTheRun) {
 }
 
 TEST_F(RunFolder, AFolderThatCannotBeMadeLeavesNoneOfTheFoldersMadeForIt) {
-  // The first two folders can be made, the third not (a name longer than any file system allows).
-  const auto output_dir = dir_ / "made" / "too" / std::string(300, 'x');
+  // The output folders can be made, the run folder inside them not (a name longer than a file system
+  // allows).
+  const auto output_dir = dir_ / "made" / "too";
   EXPECT_EQ(error_of([&] {
-              create_run_folder(output_dir, "run");
-            }).rfind("cannot create output folder " + output_dir.string() + ": ", 0),
+              create_run_folder(output_dir, std::string(300, 'x'));
+            }).rfind("cannot create run folder " + output_dir.string() + "/xxx", 0),
             0u);
   EXPECT_FALSE(fs::exists(dir_ / "made"));
   EXPECT_TRUE(fs::exists(dir_));  // what was there before stays
 }
 
-TEST_F(RunFolder, TheCreatableCheckRefusesAFileOnThePathAndCreatesNothing) {
+// The dry run's check and the run itself refuse the same paths with the same message, and neither
+// creates or removes anything.
+TEST_F(RunFolder, ThePreRunCheckRefusesWhatCreatingWouldAndCreatesNothing) {
   std::ofstream(dir_ / "a-file") << "in the way";
-  EXPECT_EQ(error_of([&] { check_run_folder_creatable(dir_ / "a-file" / "out"); }),
-            "cannot create output folder " + (dir_ / "a-file" / "out").string() + ": " +
-                (dir_ / "a-file").string() + " is not a folder");
-  EXPECT_EQ(error_of([&] { check_run_folder_creatable(dir_ / "a-file"); }),
-            "cannot create output folder " + (dir_ / "a-file").string() + ": " + (dir_ / "a-file").string() +
-                " is not a folder");
-  EXPECT_NO_THROW(check_run_folder_creatable(dir_ / "new" / "out"));
+  fs::create_symlink(dir_ / "nowhere", dir_ / "dangling");
+  const std::vector<std::pair<fs::path, std::string>> refused{
+      {dir_ / "a-file" / "out", (dir_ / "a-file").string() + " is not a folder"},
+      {dir_ / "a-file", "cannot use output folder " + (dir_ / "a-file").string() + ": it is not a folder"},
+      {dir_ / "dangling",
+       "cannot use output folder " + (dir_ / "dangling").string() + ": it is not a folder"},
+      {dir_ / std::string(300, 'x') / "out", "File name too long"},
+  };
+  for (const auto& [output_dir, reason] : refused) {
+    const auto checked = error_of([&] { check_run_folder_creatable(output_dir); });
+    EXPECT_NE(checked.find(reason), std::string::npos) << checked;
+    EXPECT_EQ(error_of([&] { create_run_folder(output_dir, "run"); }), checked);
+  }
+  EXPECT_TRUE(fs::is_symlink(dir_ / "dangling"));  // the user's link is not taken for a folder to remove
+  EXPECT_NO_THROW(check_run_folder_creatable(dir_ / "new" / "out/"));
   EXPECT_NO_THROW(check_run_folder_creatable(dir_));
   EXPECT_FALSE(fs::exists(dir_ / "new"));
 }

@@ -29,21 +29,68 @@ std::string utc_stamp() {
   return text;
 }
 
+// Where an output folder's path stands: the deepest part of it that exists (a folder, a file or a link,
+// dangling or not), and the folders still to be made below it, deepest first.
+struct OutputPath {
+  std::filesystem::path existing;
+  std::vector<std::filesystem::path> missing;
+};
+
+// Throws std::runtime_error for a path that cannot be looked at (a name too long, a loop of links), which
+// creating the folders would fail on too.
+OutputPath look_up(const std::filesystem::path& output_dir) {
+  OutputPath out;
+  auto p = output_dir.empty() ? std::filesystem::path(".") : output_dir;
+  if (!p.has_filename() && p.has_relative_path()) p = p.parent_path();  // "out/" is "out"
+  while (!p.empty()) {
+    std::error_code error;
+    // A link is not followed: one that dangles exists, and is never taken for a folder this run made.
+    const auto status = std::filesystem::symlink_status(p, error);
+    if (status.type() != std::filesystem::file_type::not_found) {
+      if (error) {
+        throw std::runtime_error("cannot create output folder " + output_dir.string() + ": " + p.string() +
+                                 ": " + error.message());
+      }
+      out.existing = p;
+      return out;
+    }
+    out.missing.push_back(p);
+    if (p == p.parent_path()) break;
+    p = p.parent_path();
+  }
+  out.existing = ".";  // a relative path made entirely of new folders starts here
+  return out;
+}
+
+void check_creatable(const OutputPath& path, const std::filesystem::path& output_dir) {
+  std::error_code error;
+  const bool is_output_dir = path.missing.empty();
+  if (!std::filesystem::is_directory(path.existing, error)) {
+    throw std::runtime_error(is_output_dir
+                                 ? "cannot use output folder " + output_dir.string() + ": it is not a folder"
+                                 : "cannot create output folder " + output_dir.string() + ": " +
+                                       path.existing.string() + " is not a folder");
+  }
+  if (::access(path.existing.c_str(), W_OK | X_OK) != 0) {
+    throw std::runtime_error(is_output_dir ? "cannot write to output folder " + output_dir.string() + ": " +
+                                                 std::strerror(errno)
+                                           : "cannot create output folder " + output_dir.string() + ": " +
+                                                 path.existing.string() + ": " + std::strerror(errno));
+  }
+}
+
 }  // namespace
 
 std::filesystem::path create_run_folder(const std::filesystem::path& output_dir, const std::string& name) {
-  std::error_code error;
+  const auto path = look_up(output_dir);
+  check_creatable(path, output_dir);
   // The folders this call makes, deepest first: a run that cannot start leaves nothing behind, not even
   // the empty folders made for it.
-  std::vector<std::filesystem::path> made;
-  for (auto p = output_dir; !p.empty() && !std::filesystem::exists(p, error); p = p.parent_path()) {
-    made.push_back(p);
-    if (p == p.parent_path()) break;
-  }
   auto remove_if_created = [&] {
     std::error_code ignored;
-    for (const auto& folder : made) std::filesystem::remove(folder, ignored);
+    for (const auto& folder : path.missing) std::filesystem::remove(folder, ignored);
   };
+  std::error_code error;
   std::filesystem::create_directories(output_dir, error);
   if (error) {
     const auto reason = error.message();
@@ -66,22 +113,7 @@ std::filesystem::path create_run_folder(const std::filesystem::path& output_dir,
 }
 
 void check_run_folder_creatable(const std::filesystem::path& output_dir) {
-  std::error_code error;
-  // The deepest folder that exists already is where the first new folder (or the run folder) goes.
-  auto existing = output_dir.empty() ? std::filesystem::path(".") : output_dir;
-  while (!std::filesystem::exists(existing, error) && existing.has_parent_path() &&
-         existing != existing.parent_path()) {
-    existing = existing.parent_path();
-  }
-  if (!std::filesystem::exists(existing, error)) existing = ".";  // a relative path: it starts here
-  if (!std::filesystem::is_directory(existing, error)) {
-    throw std::runtime_error("cannot create output folder " + output_dir.string() + ": " + existing.string() +
-                             " is not a folder");
-  }
-  if (::access(existing.c_str(), W_OK | X_OK) != 0) {
-    throw std::runtime_error("cannot create output folder " + output_dir.string() + ": " + existing.string() +
-                             ": " + std::strerror(errno));
-  }
+  check_creatable(look_up(output_dir), output_dir);
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
@@ -124,7 +156,7 @@ void check_file_writable(const std::filesystem::path& path) {
   if (!std::filesystem::is_directory(folder, error)) {
     throw std::runtime_error("cannot write " + path.string() + ": no folder " + folder.string());
   }
-  if (::access(folder.c_str(), W_OK) != 0) {
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
     throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
   }
 }
