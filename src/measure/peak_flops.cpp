@@ -1,12 +1,13 @@
 #include "measure/peak_flops.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace ampbench::measure {
 namespace {
 
 struct Peak {
-  const char* name_contains;  // matched against the CUDA device name, first match wins
+  const char* name;  // whole words of the CUDA device name, first match wins
   std::optional<double> fp16, bf16, tf32, fp32;
 };
 
@@ -17,6 +18,7 @@ const std::vector<Peak>& peaks() {
       {"H100 NVL", 835.0, 835.0, 417.5, 60.0},
       {"H100", 989.0, 989.0, 494.7, 66.9},
       {"H200 NVL", 835.0, 835.0, 417.5, 60.0},
+      {"GH200", 989.0, 989.0, 494.7, 66.9},
       {"H200", 989.0, 989.0, 494.7, 66.9},
       {"A100", 312.0, 312.0, 156.0, 19.5},
       {"A10", 125.0, 125.0, 62.5, 31.2},
@@ -29,11 +31,32 @@ const std::vector<Peak>& peaks() {
   return table;
 }
 
+// "NVIDIA A100-SXM4-80GB" -> {"NVIDIA", "A100", "SXM4", "80GB"}: names are matched word by word, so that
+// an A100 is not an RTX A1000 and a T4 not a T400.
+std::vector<std::string> words(const std::string& name) {
+  std::vector<std::string> out;
+  std::string word;
+  for (char c : name + ' ') {
+    if (c == ' ' || c == '-' || c == '_') {
+      if (!word.empty()) out.push_back(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  return out;
+}
+
+bool contains_words(const std::vector<std::string>& device, const std::vector<std::string>& wanted) {
+  return std::search(device.begin(), device.end(), wanted.begin(), wanted.end()) != device.end();
+}
+
 }  // namespace
 
 std::optional<double> dense_peak_tflops(const std::string& gpu_name, amp::PrecisionMode mode) {
+  const auto device_words = words(gpu_name);
   for (const auto& peak : peaks()) {
-    if (gpu_name.find(peak.name_contains) == std::string::npos) continue;
+    if (!contains_words(device_words, words(peak.name))) continue;
     switch (mode) {
       case amp::PrecisionMode::fp16:
         return peak.fp16;
