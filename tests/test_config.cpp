@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <torch/cuda.h>
 
 #include "config/experiment_config.h"
+#include "measure/device.h"
 
 using ampbench::config::ConfigError;
 using ampbench::config::parse_experiment_config;
@@ -245,4 +247,15 @@ TEST(Config, PeakTflopsIsANumberForEveryModeOrOnePerMode) {
   EXPECT_EQ(error_for("/peak_tflops", json{{"fp8", 1}}),
             "/peak_tflops/fp8: unknown mode \"fp8\"; expected one of fp32,tf32,fp16,bf16");
   EXPECT_EQ(error_for("/peak_tflops", 0), "/peak_tflops: expected a number > 0 and <= 1e+09, got 0");
+}
+
+// torch::Device would wrap an index of 256 to 0 (an 8-bit index): ampbench refuses it by the GPUs there are.
+TEST(Device, AnIndexPastTheVisibleGpusIsRefusedNotWrappedOnAGpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
+  try {
+    ampbench::measure::resolve_device("cuda:256");
+    FAIL() << "cuda:256 was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("cuda:256 requested, but only "), std::string::npos) << e.what();
+  }
 }
