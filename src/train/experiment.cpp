@@ -109,9 +109,17 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
       runnable.push_back(mode);
     }
   }
-  auto gradient_in = [&](amp::PrecisionMode mode) {
+  auto gradient_in = [&](amp::PrecisionMode mode) -> std::optional<torch::Tensor> {
     amp::MathSettingsScope math(settings_for(mode));
-    return first_batch_gradient(mode, *fresh_model(), config_, dataset_, device_);
+    try {
+      return first_batch_gradient(mode, *fresh_model(), config_, dataset_, device_);
+    } catch (const c10::Error& e) {
+      // Out of memory or another error: the mode's trials will meet it again and be marked for it; the
+      // run goes on without this cosine rather than ending before any trial.
+      spdlog::warn("{}: no first-batch gradient: {}", amp::to_string(mode),
+                   first_line(e.what_without_backtrace()));
+      return std::nullopt;
+    }
   };
   if (auto reference = gradient_in(amp::PrecisionMode::fp32)) {
     for (auto mode : runnable) {
