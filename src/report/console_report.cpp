@@ -32,11 +32,14 @@ std::string to_console(const RunReport& report, bool colour) {
       << report.config["model"].value("type", std::string()) << " on " << env.device << " ("
       << env.device_name << "), LibTorch " << env.libtorch_version << ", " << env.build_type << " build\n";
 
-  out << render_aligned(summary_table(report), [&](size_t row, size_t column, const std::string& cell) {
-    const bool summarised = row > 0 && row <= report.summary.size();  // rows after: modes that did not finish
-    const char* tint = (colour && summarised && column == kSpeedupColumn)
-                           ? speedup_colour(report.summary[row - 1])
-                           : nullptr;
+  const auto table = summary_table(report);
+  out << render_aligned(table, [&](size_t row, size_t column, const std::string& cell) {
+    if (!colour || row == 0 || column != kSpeedupColumn) return cell;
+    // The row's mode, found by name: a mode that finished nothing has a row but no summary.
+    auto s = std::find_if(report.summary.begin(), report.summary.end(), [&](const ModeSummary& summary) {
+      return amp::to_string(summary.mode) == table[row][0];
+    });
+    const char* tint = s == report.summary.end() ? nullptr : speedup_colour(*s);
     return tint ? tint + cell + kReset : cell;
   });
   if (!report.summary.empty()) out << render_aligned(fidelity_table(report));

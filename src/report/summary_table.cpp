@@ -36,26 +36,31 @@ std::string speedup_text(const ModeSummary& s) {
 TextRows summary_table(const RunReport& report) {
   TextRows rows{{"mode", "trials", "epoch time", "samples/s", "speed-up [95% CI]", "cv", "TFLOP/s", "MFU",
                  "peak memory", "memory ratio", "activations", "activation ratio"}};
-  for (const auto& s : report.summary) {
-    rows.push_back({std::string(amp::to_string(s.mode)), std::to_string(s.trials),
-                    or_dash(s.epoch_seconds.median, "%.3f s"), or_dash(s.samples_per_second.median, "%.1f"),
-                    speedup_text(s),
-                    s.samples_per_second.cv ? format("%.1f%%", 100.0 * *s.samples_per_second.cv) : "-",
-                    or_dash(s.achieved_tflops, "%.3g"), s.mfu ? format("%.1f%%", 100.0 * *s.mfu) : "-",
-                    mebibytes(s.peak_bytes), or_dash(s.memory_ratio_vs_fp32, "%.2f"),
-                    s.activation_bytes ? mebibytes(*s.activation_bytes) : "-",
-                    or_dash(s.activation_ratio_vs_fp32, "%.2f")});
-  }
+  // One row per mode in the order the modes ran: its figures, or the status of a mode that finished none.
+  std::vector<amp::PrecisionMode> modes;
   for (const auto& t : report.trials) {
-    bool listed = std::any_of(report.summary.begin(), report.summary.end(),
-                              [&](const ModeSummary& s) { return s.mode == t.mode; }) ||
-                  std::any_of(rows.begin() + 1, rows.end(),
-                              [&](const auto& row) { return row[0] == amp::to_string(t.mode); });
-    if (listed) continue;
-    std::vector<std::string> row(rows.front().size(), "-");
-    row[0] = std::string(amp::to_string(t.mode));
-    row[1] = t.status;
-    rows.push_back(row);
+    if (std::find(modes.begin(), modes.end(), t.mode) == modes.end()) modes.push_back(t.mode);
+  }
+  for (auto mode : modes) {
+    auto s = std::find_if(report.summary.begin(), report.summary.end(),
+                          [&](const ModeSummary& summary) { return summary.mode == mode; });
+    if (s == report.summary.end()) {
+      std::vector<std::string> row(rows.front().size(), "-");
+      row[0] = std::string(amp::to_string(mode));
+      row[1] = std::find_if(report.trials.begin(), report.trials.end(), [&](const TrialRecord& t) {
+                 return t.mode == mode;
+               })->status;
+      rows.push_back(row);
+      continue;
+    }
+    rows.push_back({std::string(amp::to_string(s->mode)), std::to_string(s->trials),
+                    or_dash(s->epoch_seconds.median, "%.3f s"), or_dash(s->samples_per_second.median, "%.1f"),
+                    speedup_text(*s),
+                    s->samples_per_second.cv ? format("%.1f%%", 100.0 * *s->samples_per_second.cv) : "-",
+                    or_dash(s->achieved_tflops, "%.3g"), s->mfu ? format("%.1f%%", 100.0 * *s->mfu) : "-",
+                    mebibytes(s->peak_bytes), or_dash(s->memory_ratio_vs_fp32, "%.2f"),
+                    s->activation_bytes ? mebibytes(*s->activation_bytes) : "-",
+                    or_dash(s->activation_ratio_vs_fp32, "%.2f")});
   }
   return rows;
 }
