@@ -32,7 +32,7 @@ std::optional<PrecisionMode> parse_precision_mode(std::string_view name) {
 std::string precision_mode_names() {
   std::string names;
   for (auto mode : all_precision_modes()) {
-    if (!names.empty()) names += ",";
+    if (!names.empty()) names += ", ";
     names += to_string(mode);
   }
   return names;
