@@ -472,7 +472,7 @@ def main():
         summary.append({"mode": mode, "trials": len(values), "samples_per_second": {"median": statistics.median(values)},
                         "peak_bytes": max(peaks) if peaks else None,
                         "val_loss": statistics.median(t["epochs"][-1]["val_loss"] for t in ok)})
-    report = {"schema_version": 1, "complete": True, "producer": "peer_pytorch.py", "config": cfg,
+    report = {"schema_version": 2, "complete": True, "producer": "peer_pytorch.py", "config": cfg,
               "environment": {"torch": torch.__version__, "device": str(device), "host_malloc": host_malloc(),
                               "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else None},
               "trials": trials, "summary": summary}

@@ -83,7 +83,7 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
   ASSERT_EQ(folders.size(), 1u);
 
   auto report = nlohmann::json::parse(read_file(folders[0] / "report.json"));
-  EXPECT_EQ(report["schema_version"], 1);
+  EXPECT_EQ(report["schema_version"], 2);
   EXPECT_EQ(report["complete"], true);
   EXPECT_EQ(report["config"]["name"], "tiny");
   EXPECT_EQ(report["environment"]["device"], "cpu");
@@ -300,7 +300,7 @@ TEST_F(Cli, ExportsGoWhereAskedAndDashIsStdout) {
       run("--config " + write_config(tiny_config()).string() + " -q --modes fp32 --epochs 1 --export-json " +
           json_path.string() + " --export-markdown -");
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 1);
+  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 2);
   // stdout carries the Markdown alone; the console summary moved to stderr.
   EXPECT_EQ(result.out.rfind("### ampbench: tiny", 0), 0u) << result.out;
   EXPECT_NE(result.err.find("reports: "), std::string::npos);
@@ -451,6 +451,23 @@ TEST_F(Cli, CompareFlagsARegressionAndRefusesDifferentExperiments) {
   EXPECT_NE(refused.err.find("different experiment"), std::string::npos) << refused.err;
   EXPECT_EQ(run("compare " + base + " " + (dir_ / "other.json").string() + " --force").exit_code, 0);
   EXPECT_EQ(run("compare " + base + " " + path).exit_code, 2);  // a config is not a report
+
+  // A baseline stored by an older ampbench (schema version 1, without the fields added since) still
+  // compares; a report from a newer one is refused, saying why.
+  auto old_baseline = nlohmann::json::parse(read_file(dir_ / "base.json"));
+  old_baseline["schema_version"] = 1;
+  for (const char* added : {"stopped_by", "data_on_device", "train_flops_per_sample"})
+    old_baseline.erase(added);
+  auto old_path = write_config(old_baseline, "old.json").string();
+  EXPECT_EQ(run("compare " + old_path + " " + base).exit_code, 0);
+  auto newer = old_baseline;
+  newer["schema_version"] = 3;
+  auto too_new = run("compare " + base + " " + write_config(newer, "newer.json").string());
+  EXPECT_EQ(too_new.exit_code, 2);
+  EXPECT_EQ(too_new.err,
+            "compare error: " + (dir_ / "newer.json").string() +
+                ": schema version 3 is newer than this ampbench reads (1 to 2): update ampbench to "
+                "compare it\n");
 }
 
 TEST_F(Cli, ADivergedModeIsMarkedAndTheOthersStillRun) {

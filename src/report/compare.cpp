@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "config/json_reader.h"
+#include "report/report.h"
 #include "report/text_table.h"
 
 namespace ampbench::report {
@@ -49,12 +50,19 @@ std::map<std::string, std::string> read_unfinished_trials(const nlohmann::json& 
 // Reads just what a comparison needs, strictly, so a file that is not an ampbench report gets a clear
 // error naming where it differs.
 ReportFigures read_figures(const nlohmann::json& document, const std::string& name) {
+  // A report from a newer ampbench is a report all the same: say so, not that it is none.
+  if (document.is_object() && document.contains("schema_version") &&
+      document["schema_version"].is_number_integer() &&
+      document["schema_version"].get<int64_t>() > kSchemaVersion) {
+    throw config::ConfigError(name, "schema version " + document["schema_version"].dump() +
+                                        " is newer than this ampbench reads (1 to " +
+                                        std::to_string(kSchemaVersion) + "): update ampbench to compare it");
+  }
   try {
     config::ObjectReader root(document, "");
     ReportFigures out;
-    if (root.required_integer("schema_version", 1) != 1) {
-      throw config::ConfigError("/schema_version", "this ampbench reads schema version 1");
-    }
+    // Every version has the few figures a comparison reads, so a stored baseline stays comparable.
+    root.required_integer("schema_version", 1);
     out.config_hash = root.object("environment").required_string("config_hash");
     out.model = root.object("config").object("model").required_string("type");
     if (!document.contains("complete") || !document["complete"].is_boolean()) {

@@ -19,7 +19,9 @@ namespace ampbench::report {
 // The report model: what a run measured, rendered by the json/csv/markdown/console renderers. An
 // optional that is empty means "undefined here" and is written as null / an empty cell, never as 0.
 
-constexpr int kSchemaVersion = 1;
+// report.json's shape. Any change to it (a field or an enum value added, removed, renamed or given another
+// meaning) raises the version, and docs/report.schema.json follows; the README lists the versions.
+constexpr int kSchemaVersion = 2;
 
 struct EpochRecord {
   int64_t epoch = 0;   // 1-based
