@@ -24,17 +24,23 @@ def by_mode(report):
     return modes
 
 
+def colours(report):
+    """One colour per mode in every figure, in the order the modes first ran (finished or not)."""
+    return {mode: f"C{i}" for i, mode in enumerate(by_mode(report))}
+
+
 def plot_losses(report, path):
     fig, ax = plt.subplots(figsize=(7, 4))
-    for m, (mode, trials) in enumerate(by_mode(report).items()):
+    colour = colours(report)
+    for mode, trials in by_mode(report).items():
         for i, trial in enumerate(trials):
             epochs = [e["epoch"] for e in trial["epochs"]]
             first = i == 0  # one legend entry per mode, however many trials
-            ax.plot(epochs, [e["val_loss"] for e in trial["epochs"]], marker="o", color=f"C{m}",
+            ax.plot(epochs, [e["val_loss"] for e in trial["epochs"]], marker="o", color=colour[mode],
                     label=f"{mode} val" if first else None)
             # Hollow markers, so a run of one epoch still shows its training loss.
             ax.plot(epochs, [e["train_loss"] for e in trial["epochs"]], linestyle="--", marker="o",
-                    markerfacecolor="none", color=f"C{m}", label=f"{mode} train" if first else None)
+                    markerfacecolor="none", color=colour[mode], label=f"{mode} train" if first else None)
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set(xlabel="epoch", ylabel="loss", title=f"{report['config']['name']}: loss per mode")
     ax.legend()
@@ -45,10 +51,11 @@ def plot_losses(report, path):
 
 def plot_epoch_times(report, path):
     fig, ax = plt.subplots(figsize=(7, 4))
-    for m, (mode, trials) in enumerate(by_mode(report).items()):
+    colour = colours(report)
+    for mode, trials in by_mode(report).items():
         for i, trial in enumerate(trials):
             ax.plot([e["epoch"] for e in trial["epochs"]], [e["seconds"] for e in trial["epochs"]], marker="o",
-                    label=mode if i == 0 else None, color=f"C{m}")
+                    label=mode if i == 0 else None, color=colour[mode])
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set(xlabel="epoch", ylabel="seconds (timed steps)", title="epoch time per mode, every trial")
     ax.set_ylim(bottom=0)
@@ -63,7 +70,7 @@ def plot_memory(report, path):
     modes = [s["mode"] for s in summary]
     mib = [s["peak_bytes"] / 2**20 for s in summary]
     fig, ax = plt.subplots(figsize=(6, 4))
-    bars = ax.bar(modes, mib, color=[f"C{i}" for i in range(len(modes))])
+    bars = ax.bar(modes, mib, color=[colours(report)[mode] for mode in modes])
     for bar, s in zip(bars, summary):
         ratio = s.get("memory_ratio_vs_fp32")
         if ratio is not None:
