@@ -187,6 +187,9 @@ TEST_F(Cli, OverridesReplaceTheConfigsValues) {
   EXPECT_EQ(resolved["train"]["epochs"], 1);
   EXPECT_EQ(resolved["seed"], 9);
   EXPECT_TRUE(run_folders().empty());  // a dry run writes nothing
+  auto spaced = run("--config " + write_config(tiny_config()).string() + " --modes 'fp16, bf16' --dry-run");
+  ASSERT_EQ(spaced.exit_code, 0) << spaced.err;
+  EXPECT_EQ(nlohmann::json::parse(spaced.out)["precision"]["modes"], nlohmann::json::array({"fp16", "bf16"}));
 }
 
 // A CI job validates a config with --dry-run: it must fail wherever the run itself would refuse to start.
@@ -359,6 +362,9 @@ TEST_F(Cli, CommandLineValuesAreCheckedWithTheOptionNamed) {
   refused("--modes fp32 --inject-fault nan:bf16:2",
           "usage error: --inject-fault: mode bf16 is not among the modes that run here");
   refused("--inject-fault nan:fp32:9", "usage error: --inject-fault: step 9 is past a trial's last step (8)");
+  refused("--inject-fault nan:fp32:2:2",
+          "usage error: --inject-fault: trial 2 is past the last trial of each mode (1)");
+  refused("--inject-fault nan:fp32:2:0", "usage error: --inject-fault: expected KIND:MODE:STEP[:TRIAL]");
   // The config's device is the CPU, where tf32 is skipped.
   refused("--modes fp32,tf32 --inject-fault nan:tf32:2",
           "usage error: --inject-fault: mode tf32 is not among the modes that run here");
@@ -458,6 +464,12 @@ TEST_F(Cli, CompareFlagsARegressionAndRefusesDifferentExperiments) {
   old_baseline["schema_version"] = 1;
   for (const char* added : {"stopped_by", "data_on_device", "train_flops_per_sample"})
     old_baseline.erase(added);
+  for (auto& mode : old_baseline["summary"]) {
+    for (const char* added :
+         {"static_bytes", "activation_bytes", "activation_ratio_vs_fp32", "val_perplexity", "achieved_tflops",
+          "peak_tflops", "mfu", "fidelity", "grad_cosine_vs_fp32"})
+      mode.erase(added);
+  }
   auto old_path = write_config(old_baseline, "old.json").string();
   EXPECT_EQ(run("compare " + old_path + " " + base).exit_code, 0);
   auto newer = old_baseline;
@@ -522,6 +534,34 @@ TEST_F(Cli, ATrialLostToAnErrorIsMarkedTheOthersRunAndTheRunExitsOne) {
   EXPECT_EQ(report["summary"].size(), 2u);
   EXPECT_NE(result.out.find("warning: fp16 trial 1: failed: injected error at step 2"), std::string::npos)
       << result.out;  // the summary is printed all the same
+}
+
+// With repeats, one failed trial of a mode leaves the other's figures: the mode keeps its place in the
+// tables, and compare calls the failed trial a regression.
+TEST_F(Cli, AModeWithOneOfItsTrialsFailedKeepsItsPlaceAndCompareFlagsIt) {
+  auto config = write_config(tiny_config()).string();
+  const std::string args = " -q --modes fp16,fp32 --epochs 1 --repeats 2 --export-json ";
+  ASSERT_EQ(run("--config " + config + args + (dir_ / "base.json").string()).exit_code, 0);
+  auto result =
+      run("--config " + config + args + (dir_ / "new.json").string() + " --inject-fault error:fp16:2:1");
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  auto report = nlohmann::json::parse(read_file(dir_ / "new.json"));
+  ASSERT_EQ(report["trials"].size(), 4u);
+  EXPECT_EQ(report["trials"][0]["status"], "failed");  // fp16, trial 1
+  EXPECT_EQ(report["trials"][2]["status"], "ok");      // fp16, trial 2
+  ASSERT_EQ(report["summary"].size(), 2u);
+  // In run order, though fp16's first finished trial came after fp32's.
+  EXPECT_EQ(report["summary"][0]["mode"], "fp16");
+  EXPECT_EQ(report["summary"][0]["trials"], 1);
+  const auto fidelity = result.out.substr(result.out.find("mode  val loss"));
+  EXPECT_EQ(fidelity.find("fp16"), fidelity.find('\n') + 1) << fidelity;  // fp16's row comes first
+
+  auto compared = run("compare " + (dir_ / "base.json").string() + " " + (dir_ / "new.json").string());
+  EXPECT_EQ(compared.exit_code, 3) << compared.out << compared.err;
+  EXPECT_NE(compared.out.find("regression: fp16: a trial in " + (dir_ / "new.json").string() +
+                              " did not finish (failed: injected error at step 2)"),
+            std::string::npos)
+      << compared.out;
 }
 
 TEST_F(Cli, ASignalStopsAtAStepBoundaryAndKeepsEveryFinishedEpoch) {

@@ -25,14 +25,14 @@ namespace {
 
 // Options for tests of ampbench itself, listed apart from the user-facing ones.
 void add_debug_options(CLI::App& app, CliOptions& options) {
-  app.add_option(
-         "--inject-fault", options.inject_fault,
-         "testing: plant a fault, KIND:MODE:STEP with KIND nan|oom|error|sigint|sigterm (e.g. nan:bf16:5)")
+  app.add_option("--inject-fault", options.inject_fault,
+                 "testing: plant a fault, KIND:MODE:STEP[:TRIAL] with KIND nan|oom|error|sigint|sigterm "
+                 "(e.g. nan:bf16:5)")
       ->group("Debug")
       ->check(CLI::Validator(
           [](std::string& spec) {
             return train::parse_fault_injection(spec) ? std::string()
-                                                      : "expected KIND:MODE:STEP, e.g. nan:bf16:5";
+                                                      : "expected KIND:MODE:STEP[:TRIAL], e.g. nan:bf16:5";
           },
           "FAULT", "fault"));
 }
@@ -95,8 +95,11 @@ void add_options(CLI::App& app, CliOptions& options) {
   app.add_option("-c,--config", options.config_path, "experiment config (JSON)")->check(CLI::ExistingPath);
   app.add_option("--modes", options.modes, "precision modes to run, in order (default: the config's)")
       ->delimiter(',')
-      ->check(CLI::Validator(
+      ->transform(CLI::Validator(
           [](std::string& mode) {
+            // "fp32, bf16", as messages list modes: the spaces around a name are not part of it.
+            mode.erase(0, mode.find_first_not_of(' '));
+            mode.erase(mode.find_last_not_of(' ') + 1);
             return amp::parse_precision_mode(mode)
                        ? std::string()
                        : "unknown mode \"" + mode + "\"; expected one of " + amp::precision_mode_names();

@@ -26,7 +26,7 @@ struct CliOptions {
   bool dry_run = false;
   bool list_models = false;
   std::string export_json, export_csv, export_markdown;  // "-" is stdout
-  std::string inject_fault;                              // testing only: KIND:MODE:STEP
+  std::string inject_fault;                              // testing only: KIND:MODE:STEP[:TRIAL]
 };
 
 // --peak-tflops as the config's peak_tflops: "989" -> 989, "bf16=989,fp32=66.9" -> {"bf16": 989, ...};

@@ -1,7 +1,8 @@
 // The ampbench command: the only code that prints for the user and picks exit codes.
 //   0 success, 1 runtime failure (a trial lost to an error included), 2 usage or config error (nothing
 //   written), 3 a gate or a compare limit failed (or compare's NEW lacks a mode or is partial), 130 stopped
-//   by SIGINT/SIGTERM (partial report written).
+//   by SIGINT/SIGTERM (partial report written). When several apply, the first of: a report not written
+//   (1), a stop (130), a failed trial (1), a failed gate (3).
 
 #include <unistd.h>
 
@@ -150,8 +151,8 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
     return kExitUsage;
   }
   if (fault) {
-    if (auto problem =
-            train::why_fault_misses(*fault, experiment->runnable_modes(), experiment->steps_per_trial())) {
+    if (auto problem = train::why_fault_misses(*fault, experiment->runnable_modes(),
+                                               experiment->steps_per_trial(), config.repeats)) {
       std::cerr << "usage error: --inject-fault: " << *problem << "\n";
       return kExitUsage;
     }
@@ -222,10 +223,6 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
   std::string summary = report::to_console(result, colour_for(summary_stream)) +
                         (write_failure ? "" : "reports: " + folder.string() + "\n");
   std::fputs(summary.c_str(), summary_stream);
-  if (write_failure) {
-    std::cerr << "error: " << *write_failure << "\n";
-    return kExitRuntimeFailure;
-  }
   // A trial lost to an error is a failure of the run, not a finding about its mode (as oom and
   // diverged are): the other modes' figures are in the reports, and the exit code says it.
   bool failed = false;
@@ -235,8 +232,12 @@ int run_experiment(const ampbench::cli::CliOptions& options) {
               << " failed: " << trial.detail.value_or("") << "\n";
     failed = true;
   }
-  if (failed) return kExitRuntimeFailure;
+  if (write_failure) {
+    std::cerr << "error: " << *write_failure << "\n";
+    return kExitRuntimeFailure;
+  }
   if (result.stopped_by) return kExitInterrupted;
+  if (failed) return kExitRuntimeFailure;
   for (const auto& gate : result.gates) {
     if (!gate.passed) return kExitGateFailed;
   }

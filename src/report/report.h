@@ -53,7 +53,7 @@ struct LossScaleTrace {
 struct TrialRecord {
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
   int64_t trial = 1;                       // 1-based, per mode
-  std::string status = "ok";               // ok, diverged, oom, interrupted, skipped
+  std::string status = "ok";               // ok, diverged, oom, failed, interrupted, skipped
   std::optional<int64_t> stopped_at_step;  // diverged: the first step whose loss was not finite
   std::optional<std::string> detail;       // why a trial that is not ok stopped, or did not start
   std::vector<EpochRecord> epochs;

@@ -68,14 +68,16 @@ ModeSummary summarize_mode(const ModeTrials& m) {
 
 std::vector<ModeSummary> summarize(const std::vector<TrialRecord>& trials, const SummaryInputs& inputs) {
   std::vector<ModeTrials> modes;
+  // Modes in the order they first ran, finished or not: a mode whose first trial failed keeps its place.
   for (const auto& trial : trials) {
-    if (trial.status != "ok" || trial.epochs.empty()) continue;  // only finished trials are compared
     auto it =
         std::find_if(modes.begin(), modes.end(), [&](const ModeTrials& m) { return m.mode == trial.mode; });
     if (it == modes.end()) it = modes.insert(modes.end(), ModeTrials{trial.mode, {}, {}});
+    if (trial.status != "ok" || trial.epochs.empty()) continue;  // only finished trials are compared
     it->trials.push_back(&trial);
     it->throughputs.push_back(throughput(trial));
   }
+  std::erase_if(modes, [](const ModeTrials& m) { return m.trials.empty(); });
   const auto baseline = std::find_if(modes.begin(), modes.end(),
                                      [](const ModeTrials& m) { return m.mode == amp::PrecisionMode::fp32; });
 

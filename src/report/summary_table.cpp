@@ -72,7 +72,7 @@ TextRows fidelity_table(const RunReport& report) {
     // fp16's scale and skipped steps as they stood at the end of its last trial.
     const TrialRecord* last = nullptr;
     for (const auto& t : report.trials) {
-      if (t.mode == s.mode && !t.epochs.empty()) last = &t;
+      if (t.mode == s.mode && t.status == "ok" && !t.epochs.empty()) last = &t;
     }
     const auto& final_epoch = last->epochs.back();
     rows.push_back({std::string(amp::to_string(s.mode)), format("%.4f", s.val_loss),
@@ -92,7 +92,10 @@ std::string summary_footnote(const RunReport& report) {
   text << "medians over trials and epoch" << (compared.size() > 1 ? "s " : " ") << compared.front();
   if (compared.size() > 1) text << "-" << compared.back();
   if (compared.front() > 1) text << " (epoch 1 left out)";
-  text << "; memory above the staged data, by " << report.trials.front().memory.probe
+  // A skipped or failed trial may have measured nothing; a summarised mode has a finished trial.
+  const auto finished = std::find_if(report.trials.begin(), report.trials.end(),
+                                     [](const TrialRecord& t) { return t.status == "ok"; });
+  text << "; memory above the staged data, by " << finished->memory.probe
        << "; activations = peak - (weights + gradients + optimizer state)";
   if (report.train_flops_per_sample) {
     text << "; TFLOP/s from " << format("%.4g", *report.train_flops_per_sample / 1e9)

@@ -9,8 +9,8 @@
 namespace ampbench::report {
 
 // The per-mode summary as text cells, header first: what the console and Markdown renderers both show.
-// Undefined values are "-". Speed and memory first; a mode that finished no trial gets a row with its
-// status (skipped, diverged, ...) after those of report.summary.
+// Undefined values are "-". Speed and memory, one row per mode in the order the modes ran; a mode that
+// finished no trial gets a row with its status (skipped, failed, ...) in its place.
 TextRows summary_table(const RunReport& report);
 // Accuracy against fp32: validation loss and its delta, the fidelity verdict, the first-batch gradient
 // cosine, and fp16's loss scale.

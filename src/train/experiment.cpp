@@ -165,19 +165,21 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
         progress->trials.store(config_.repeats);
         progress->last_train_loss.store(-1.0);
       }
-      probe_->begin();
       {
         amp::MathSettingsScope math(settings_for(mode));
         const auto in_force = amp::current_math_settings();
         record.tf32 = in_force.tf32_matmul && in_force.tf32_conv;
         record.cudnn_benchmark = in_force.cudnn_benchmark;
         record.channels_last = config_.train.channels_last;
-        auto model = fresh_model();
-        record.initial_weights_checksum = checksum(state_tensors(*model));
+        // The trial's set-up is inside the try too: after a CUDA error that leaves the device unusable,
+        // every later trial fails here, and is marked for it, instead of ending the run.
         try {
+          probe_->begin();
+          auto model = fresh_model();
+          record.initial_weights_checksum = checksum(state_tensors(*model));
           trainer.run(mode, *model, record, probe_.get(), progress);
         } catch (const c10::OutOfMemoryError& e) {
-          // The model, its gradients and optimizer state go out of scope here, so the next mode starts
+          // The model, its gradients and optimizer state are out of scope here, so the next mode starts
           // with the memory back in the allocator.
           record.status = "oom";
           record.detail = "out of memory at batch size " + std::to_string(config_.train.batch_size) + ": " +

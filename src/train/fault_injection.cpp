@@ -5,6 +5,16 @@
 
 namespace ampbench::train {
 
+namespace {
+
+// The whole of `text` as an integer of at least 1.
+bool parse_positive(std::string_view text, int64_t& value) {
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() && value >= 1;
+}
+
+}  // namespace
+
 std::optional<FaultInjection> parse_fault_injection(std::string_view spec) {
   auto first = spec.find(':');
   auto second = first == std::string_view::npos ? first : spec.find(':', first + 1);
@@ -27,21 +37,27 @@ std::optional<FaultInjection> parse_fault_injection(std::string_view spec) {
   auto mode = amp::parse_precision_mode(spec.substr(first + 1, second - first - 1));
   if (!mode) return std::nullopt;
   fault.mode = *mode;
-  auto step = spec.substr(second + 1);
-  auto [end, error] = std::from_chars(step.data(), step.data() + step.size(), fault.step);
-  if (error != std::errc() || end != step.data() + step.size() || fault.step < 1) return std::nullopt;
+  auto third = spec.find(':', second + 1);
+  auto step = spec.substr(second + 1, third == std::string_view::npos ? third : third - second - 1);
+  if (!parse_positive(step, fault.step)) return std::nullopt;
+  if (third != std::string_view::npos && !parse_positive(spec.substr(third + 1), fault.trial))
+    return std::nullopt;
   return fault;
 }
 
 std::optional<std::string> why_fault_misses(const FaultInjection& fault,
                                             const std::vector<amp::PrecisionMode>& modes,
-                                            int64_t steps_per_trial) {
+                                            int64_t steps_per_trial, int64_t repeats) {
   if (std::find(modes.begin(), modes.end(), fault.mode) == modes.end()) {
     return "mode " + std::string(amp::to_string(fault.mode)) + " is not among the modes that run here";
   }
   if (fault.step > steps_per_trial) {
     return "step " + std::to_string(fault.step) + " is past a trial's last step (" +
            std::to_string(steps_per_trial) + ")";
+  }
+  if (fault.trial > repeats) {
+    return "trial " + std::to_string(fault.trial) + " is past the last trial of each mode (" +
+           std::to_string(repeats) + ")";
   }
   return std::nullopt;
 }

@@ -15,18 +15,22 @@ struct FaultInjection {
   enum class Kind { nan, oom, error, sigint, sigterm };
   Kind kind = Kind::nan;
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
-  int64_t step = 1;  // 1-based, counted over the trial's epochs
+  int64_t step = 1;   // 1-based, counted over the trial's epochs
+  int64_t trial = 0;  // 1-based; 0: in every trial of the mode
 };
 
 // "KIND:MODE:STEP", e.g. "nan:bf16:5" (the loss becomes NaN), "oom:fp16:3" (an out-of-memory error is
-// raised), "error:fp16:2" (any other error, as a failing kernel raises it), "sigint:fp32:2" / "sigterm:fp32:2" (the signal is raised). nullopt when malformed.
+// raised), "error:fp16:2" (any other error, as a failing kernel raises it), "sigint:fp32:2" /
+// "sigterm:fp32:2" (the signal is raised); "KIND:MODE:STEP:TRIAL" plants it in that trial only (with
+// repeats), e.g. "error:fp32:2:1". nullopt when malformed.
 std::optional<FaultInjection> parse_fault_injection(std::string_view spec);
 
 // Why the fault would never fire in a run of these modes (the ones that run, not those skipped) with this
-// many steps in each trial (its mode does not run, or its step lies past the trial's end), so that a
-// test cannot pass by missing it; nullopt when it fires.
+// many steps in each trial and this many trials of each mode (its mode does not run, its step lies past
+// the trial's end, or its trial past the repeats), so that a test cannot pass by missing it; nullopt
+// when it fires.
 std::optional<std::string> why_fault_misses(const FaultInjection& fault,
                                             const std::vector<amp::PrecisionMode>& modes,
-                                            int64_t steps_per_trial);
+                                            int64_t steps_per_trial, int64_t repeats);
 
 }  // namespace ampbench::train

@@ -119,7 +119,8 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::Trial
         loss = classification_loss(model.forward(inputs), labels);
       }
       const int64_t global_step = (epoch - 1) * steps + step + 1;
-      if (fault_ && fault_->mode == mode && fault_->step == global_step)
+      if (fault_ && fault_->mode == mode && fault_->step == global_step &&
+          (fault_->trial == 0 || fault_->trial == record.trial))
         loss = inject(*fault_, loss, global_step);
       step_losses.write(step, loss);
       // Without accumulation, dividing by 1 would cost a kernel forward and one backward for nothing.
