@@ -24,8 +24,20 @@ void set_same_grads(std::vector<torch::Tensor>& a, std::vector<torch::Tensor>& b
   for (size_t i = 0; i < a.size(); ++i) {
     auto g = torch::randn_like(a[i]);
     a[i].mutable_grad() = g.clone();
-    b[i].mutable_grad() = g.clone();
+    b[i].mutable_grad() = g.to(b[i].options(), /*non_blocking=*/false, /*copy=*/true);  // b may be on a GPU
   }
+}
+
+// The settings of every fused-against-reference test, as each optimizer spells them.
+const ampbench::optim::SgdOptions kSgd{0.05, 0.9, 1e-3};
+const ampbench::optim::AdamWOptions kAdamW{1e-2, 0.9, 0.999, 1e-8, 0.01};
+
+torch::optim::SGDOptions reference_options(const ampbench::optim::SgdOptions& o) {
+  return torch::optim::SGDOptions(o.lr).momentum(o.momentum).weight_decay(o.weight_decay);
+}
+
+torch::optim::AdamWOptions reference_options(const ampbench::optim::AdamWOptions& o) {
+  return torch::optim::AdamWOptions(o.lr).betas({o.beta1, o.beta2}).eps(o.eps).weight_decay(o.weight_decay);
 }
 
 void expect_close(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
@@ -38,9 +50,8 @@ void expect_close(const std::vector<torch::Tensor>& a, const std::vector<torch::
 TEST(Optimizers, FusedSgdMatchesLibTorchsPerParameterSgd) {
   auto fused_params = make_params(1);
   auto reference_params = copy_of(fused_params);
-  ampbench::optim::FusedSgd fused(fused_params, {0.05, 0.9, 1e-3});
-  torch::optim::SGD reference(reference_params,
-                              torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-3));
+  ampbench::optim::FusedSgd fused(fused_params, kSgd);
+  torch::optim::SGD reference(reference_params, reference_options(kSgd));
   for (int step = 0; step < 5; ++step) {
     set_same_grads(fused_params, reference_params, step);
     fused.step();
@@ -52,9 +63,8 @@ TEST(Optimizers, FusedSgdMatchesLibTorchsPerParameterSgd) {
 TEST(Optimizers, FusedAdamWMatchesLibTorchsPerParameterAdamW) {
   auto fused_params = make_params(2);
   auto reference_params = copy_of(fused_params);
-  ampbench::optim::FusedAdamW fused(fused_params, {1e-2, 0.9, 0.999, 1e-8, 0.01});
-  torch::optim::AdamW reference(
-      reference_params, torch::optim::AdamWOptions(1e-2).betas({0.9, 0.999}).eps(1e-8).weight_decay(0.01));
+  ampbench::optim::FusedAdamW fused(fused_params, kAdamW);
+  torch::optim::AdamW reference(reference_params, reference_options(kAdamW));
   for (int step = 0; step < 5; ++step) {
     set_same_grads(fused_params, reference_params, step);
     fused.step();
@@ -66,8 +76,8 @@ TEST(Optimizers, FusedAdamWMatchesLibTorchsPerParameterAdamW) {
 TEST(Optimizers, FoundInfSkipsTheUpdateAndTheAdamStepCount) {
   auto params = make_params(3);
   auto reference_params = copy_of(params);
-  ampbench::optim::FusedAdamW fused(params, {1e-2, 0.9, 0.999, 1e-8, 0.01});
-  ampbench::optim::FusedAdamW reference(reference_params, {1e-2, 0.9, 0.999, 1e-8, 0.01});
+  ampbench::optim::FusedAdamW fused(params, kAdamW);
+  ampbench::optim::FusedAdamW reference(reference_params, kAdamW);
   set_same_grads(params, reference_params, 0);
   auto before = copy_of(params);
   fused.step(torch::ones({}));  // skipped: nothing may change, not even the bias correction's step count
@@ -89,12 +99,7 @@ void expect_gpu_matches_cpu_reference(std::vector<torch::Tensor>& gpu_params,
                                       Reference& reference) {
   const auto device = gpu_params.at(0).device();
   for (int step = 0; step < 6; ++step) {
-    torch::manual_seed(300 + step);
-    for (size_t i = 0; i < cpu_params.size(); ++i) {
-      auto g = torch::randn_like(cpu_params[i]);
-      cpu_params[i].mutable_grad() = g.clone();
-      gpu_params[i].mutable_grad() = g.to(device);
-    }
+    set_same_grads(cpu_params, gpu_params, step);
     const bool skipped = step == 2;
     fused.step(torch::full({}, skipped ? 1.0f : 0.0f, torch::TensorOptions().device(device)));
     if (!skipped) reference.step();
@@ -116,8 +121,8 @@ TEST(Optimizers, FusedSgdOnAGpuMatchesThePerParameterSgdAndSkipsOnFoundInf) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
   auto cpu_params = make_params(5);
   auto gpu_params = on_gpu(cpu_params);
-  ampbench::optim::FusedSgd fused(gpu_params, {0.05, 0.9, 1e-3});
-  torch::optim::SGD reference(cpu_params, torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-3));
+  ampbench::optim::FusedSgd fused(gpu_params, kSgd);
+  torch::optim::SGD reference(cpu_params, reference_options(kSgd));
   expect_gpu_matches_cpu_reference(gpu_params, cpu_params, fused, reference);
 }
 
@@ -125,9 +130,8 @@ TEST(Optimizers, FusedAdamWOnAGpuMatchesThePerParameterAdamWAndSkipsOnFoundInf) 
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
   auto cpu_params = make_params(6);
   auto gpu_params = on_gpu(cpu_params);
-  ampbench::optim::FusedAdamW fused(gpu_params, {1e-2, 0.9, 0.999, 1e-8, 0.01});
-  torch::optim::AdamW reference(
-      cpu_params, torch::optim::AdamWOptions(1e-2).betas({0.9, 0.999}).eps(1e-8).weight_decay(0.01));
+  ampbench::optim::FusedAdamW fused(gpu_params, kAdamW);
+  torch::optim::AdamW reference(cpu_params, reference_options(kAdamW));
   expect_gpu_matches_cpu_reference(gpu_params, cpu_params, fused, reference);
 }
 
@@ -184,18 +188,16 @@ void expect_both_follow_the_changing_sets(Fused& fused, Reference& reference,
 TEST(Optimizers, FusedAdamWFollowsTheParametersThatHaveGradientsAsTheyChange) {
   auto fused_params = make_params(5);
   auto reference_params = copy_of(fused_params);
-  ampbench::optim::FusedAdamW fused(fused_params, {1e-2, 0.9, 0.999, 1e-8, 0.01});
-  torch::optim::AdamW reference(
-      reference_params, torch::optim::AdamWOptions(1e-2).betas({0.9, 0.999}).eps(1e-8).weight_decay(0.01));
+  ampbench::optim::FusedAdamW fused(fused_params, kAdamW);
+  torch::optim::AdamW reference(reference_params, reference_options(kAdamW));
   expect_both_follow_the_changing_sets(fused, reference, fused_params, reference_params);
 }
 
 TEST(Optimizers, FusedSgdFollowsTheParametersThatHaveGradientsAsTheyChange) {
   auto fused_params = make_params(6);
   auto reference_params = copy_of(fused_params);
-  ampbench::optim::FusedSgd fused(fused_params, {0.05, 0.9, 1e-3});
-  torch::optim::SGD reference(reference_params,
-                              torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-3));
+  ampbench::optim::FusedSgd fused(fused_params, kSgd);
+  torch::optim::SGD reference(reference_params, reference_options(kSgd));
   expect_both_follow_the_changing_sets(fused, reference, fused_params, reference_params);
 }
 
