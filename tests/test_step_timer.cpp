@@ -27,8 +27,8 @@ TEST(StepTimer, OnTheCpuEachStepIsTheTimeSinceTheLastMark) {
   }
 }
 
-// Events are created and recorded ahead (none in the timed loop); each step's time is the device's, and
-// together they cannot exceed the host's time around the whole epoch.
+// Each step's time is the device's, between events; together they cannot exceed the host's time around
+// the whole epoch. (Whether the events were created before timing is not visible from here.)
 TEST(StepTimer, OnAGpuEachStepIsTheDevicesTimeBetweenEvents) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
   const auto device = ampbench::measure::resolve_device("cuda");
