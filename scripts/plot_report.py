@@ -15,6 +15,8 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
+plt.rcParams["svg.fonttype"] = "none"  # SVG text stays text: searchable, and smaller than glyph outlines
+
 
 def by_mode(report):
     """Trials grouped by mode, in the order the modes first ran."""
@@ -29,18 +31,30 @@ def colours(report):
     return {mode: f"C{i}" for i, mode in enumerate(by_mode(report))}
 
 
+def labelled(mode, trials):
+    """Each trial with its legend label: one entry for the mode's finished trials, however many, and one
+    for each trial that ended early (diverged, failed, oom, interrupted), whose epochs are dotted: the
+    summary leaves them out, so the figure must not pass them off as the mode's."""
+    first_ok = next((t for t in trials if t["status"] == "ok"), None)
+    for trial in trials:
+        if trial["status"] == "ok":
+            yield trial, mode if trial is first_ok else None
+        elif trial["epochs"]:
+            yield trial, f"{mode} trial {trial['trial']} ({trial['status']})"
+
+
 def plot_losses(report, path):
     fig, ax = plt.subplots(figsize=(7, 4))
     colour = colours(report)
     for mode, trials in by_mode(report).items():
-        for i, trial in enumerate(trials):
+        for trial, label in labelled(mode, trials):
             epochs = [e["epoch"] for e in trial["epochs"]]
-            first = i == 0  # one legend entry per mode, however many trials
+            ok = trial["status"] == "ok"
             ax.plot(epochs, [e["val_loss"] for e in trial["epochs"]], marker="o", color=colour[mode],
-                    label=f"{mode} val" if first else None)
+                    linestyle="-" if ok else ":", label=label and f"{label} val")
             # Hollow markers, so a run of one epoch still shows its training loss.
-            ax.plot(epochs, [e["train_loss"] for e in trial["epochs"]], linestyle="--", marker="o",
-                    markerfacecolor="none", color=colour[mode], label=f"{mode} train" if first else None)
+            ax.plot(epochs, [e["train_loss"] for e in trial["epochs"]], linestyle="--" if ok else ":", marker="o",
+                    markerfacecolor="none", color=colour[mode], label=label and f"{label} train")
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set(xlabel="epoch", ylabel="loss", title=f"{report['config']['name']}: loss per mode")
     ax.legend()
@@ -53,9 +67,9 @@ def plot_epoch_times(report, path):
     fig, ax = plt.subplots(figsize=(7, 4))
     colour = colours(report)
     for mode, trials in by_mode(report).items():
-        for i, trial in enumerate(trials):
+        for trial, label in labelled(mode, trials):
             ax.plot([e["epoch"] for e in trial["epochs"]], [e["seconds"] for e in trial["epochs"]], marker="o",
-                    label=mode if i == 0 else None, color=colour[mode])
+                    linestyle="-" if trial["status"] == "ok" else ":", label=label, color=colour[mode])
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set(xlabel="epoch", ylabel="seconds (timed steps)", title="epoch time per mode, every trial")
     ax.set_ylim(bottom=0)

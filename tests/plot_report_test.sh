@@ -12,6 +12,19 @@ for name in loss epoch_time memory; do
 done
 "$python" "$root/scripts/plot_report.py" "$root/tests/snapshots/report.json" --out "$out" --format svg >/dev/null
 grep -q "<svg" "$out/memory.svg" || { echo "no SVG"; exit 1; }
+# A trial that ended early is drawn apart, under its own label, not as one of its mode's finished trials.
+"$python" - "$root/tests/snapshots/report.json" "$out/diverged.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+trial = next(t for t in report["trials"] if t["mode"] == "fp16" and t["trial"] == 2)
+trial["status"], trial["epochs"] = "diverged", trial["epochs"][:1]
+json.dump(report, open(sys.argv[2], "w"))
+PY
+"$python" "$root/scripts/plot_report.py" "$out/diverged.json" --out "$out/diverged" --format svg >/dev/null
+for name in loss epoch_time; do
+  grep -q "fp16 trial 2 (diverged)" "$out/diverged/$name.svg" || { echo "$name: the diverged trial is not labelled"; exit 1; }
+done
+grep -q "fp32 trial" "$out/diverged/loss.svg" && { echo "a finished trial is labelled as ended early"; exit 1; }
 # A file that is not a report, or no file at all: exit 2 and one line saying which.
 refusal() {
   local rc=0
@@ -21,4 +34,4 @@ refusal() {
 }
 refusal "$root/configs/resnet.json" "is not an ampbench report (no trials, summary, config)"
 refusal "$out/missing.json" "cannot read $out/missing.json: No such file or directory"
-echo "plot_report: 4 passed, 0 failed"
+echo "plot_report: 5 passed, 0 failed"
