@@ -518,6 +518,43 @@ TEST_F(Cli, AnOutOfMemoryModeIsMarkedWithItsBatchSize) {
   EXPECT_EQ(report["trials"][2]["status"], "ok");  // bf16 ran after it
 }
 
+// Whether this host refuses an allocation of `bytes` outright (as the kernel's overcommit heuristic does
+// for one larger than RAM and swap together) rather than granting it and failing when it is touched.
+bool host_refuses_allocation_of(int64_t bytes) {
+  std::ifstream mode_file("/proc/sys/vm/overcommit_memory");
+  int mode = 1;
+  if (!(mode_file >> mode) || mode == 1) return false;
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  int64_t kib = 0, total = 0;
+  while (meminfo >> key >> kib) {
+    if (key == "MemTotal:" || key == "SwapTotal:") total += kib * 1024;
+    meminfo.ignore(64, '\n');
+  }
+  return total > 0 && bytes > total;
+}
+
+TEST_F(Cli, AHostAllocationThatFailsIsMarkedOutOfMemoryNotFailed) {
+  // The CPU allocator reports a failed malloc as a plain error, not OutOfMemoryError: a batch that does
+  // not fit in host memory is still a size that does not fit, not a broken run. A width-65536 layer on a
+  // batch of 2^19 asks for one 128 GiB block.
+  const int64_t batch = int64_t(1) << 19, block = batch * 65536 * 4;
+  if (!host_refuses_allocation_of(block))
+    GTEST_SKIP() << "this host may grant 128 GiB and fail only when it is used";
+  auto config = tiny_config();
+  config["model"]["options"]["width"] = 65536;
+  config["data"]["synthetic"] = {
+      {"train_samples", batch}, {"val_samples", 1}, {"shape", {1}}, {"classes", 2}};
+  config["train"] = {{"epochs", 1}, {"batch_size", batch}};
+  auto result = run("--config " + write_config(config).string() + " -q --modes fp32");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  const auto& fp32 = report["trials"][0];
+  EXPECT_EQ(fp32["status"], "oom");
+  EXPECT_NE(fp32["detail"].get<std::string>().find("out of memory at batch size 524288: "), std::string::npos)
+      << fp32["detail"];
+}
+
 TEST_F(Cli, ATrialLostToAnErrorIsMarkedTheOthersRunAndTheRunExitsOne) {
   auto result = run("--config " + write_config(tiny_config()).string() +
                     " -q --modes fp32,fp16,bf16 --epochs 1 --inject-fault error:fp16:2");

@@ -17,6 +17,7 @@
 #include "report/warnings.h"
 #include "train/first_batch_gradient.h"
 #include "train/model_state.h"
+#include "train/out_of_memory.h"
 #include "train/stop_request.h"
 #include "train/trainer.h"
 
@@ -178,18 +179,20 @@ report::RunReport Experiment::run(const ModeDone& on_mode_done, Progress* progre
           auto model = fresh_model();
           record.initial_weights_checksum = checksum(state_tensors(*model));
           trainer.run(mode, *model, record, probe_.get(), progress);
-        } catch (const c10::OutOfMemoryError& e) {
-          // The model, its gradients and optimizer state are out of scope here, so the next mode starts
-          // with the memory back in the allocator.
-          record.status = "oom";
-          record.detail = "out of memory at batch size " + std::to_string(config_.train.batch_size) + ": " +
-                          e.what_without_backtrace();
-          spdlog::warn("{}: {}", amp::to_string(mode), *record.detail);
         } catch (const c10::Error& e) {
-          // Any other error (a kernel that fails, a CUDA error): the trial is lost, not the run.
-          record.status = "failed";
-          record.detail = first_line(e.what_without_backtrace());
-          spdlog::error("{}: {}", amp::to_string(mode), *record.detail);
+          // Any error (a size that does not fit, a kernel that fails, a CUDA error) loses the trial, not
+          // the run. The model, its gradients and optimizer state are out of scope here, so the next mode
+          // starts with the memory back in the allocator.
+          if (is_out_of_memory(e)) {
+            record.status = "oom";
+            record.detail = "out of memory at batch size " + std::to_string(config_.train.batch_size) + ": " +
+                            first_line(e.what_without_backtrace());
+            spdlog::warn("{}: {}", amp::to_string(mode), *record.detail);
+          } else {
+            record.status = "failed";
+            record.detail = first_line(e.what_without_backtrace());
+            spdlog::error("{}: {}", amp::to_string(mode), *record.detail);
+          }
         }
       }
       record.memory = probe_->read();
