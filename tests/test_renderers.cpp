@@ -190,8 +190,12 @@ TEST(Warnings, FewRepeatsHighCvOutliersAndDebugBuilds) {
   // fp16's trial 2 backs off six times in a row; tf32 was skipped; two trials per mode: too few for a
   // verdict; fp32 varies by 1.0 vs 1.1 s: a CV above 5 %.
   EXPECT_EQ(kinds(r.warnings),
-            (std::vector<std::string>{"scale_collapse", "skipped", "few_repeats", "high_cv", "few_repeats",
-                                      "high_cv", "few_repeats"}));
+            (std::vector<std::string>{"scale_collapse", "skipped", "few_repeats", "high_cv", "high_cv"}));
+  const auto few = std::find_if(r.warnings.begin(), r.warnings.end(),
+                                [](const Warning& w) { return w.kind == "few_repeats"; });
+  // One line for the run, every mode with the same count named in it, in summary order.
+  EXPECT_EQ(few->message, "fp32, bf16, fp16: 2 trial(s) each: too few for a speed-up verdict");
+  EXPECT_FALSE(few->mode.has_value());
   r.environment.build_type = "Debug";
   r.trials.push_back(trial(PrecisionMode::fp32, 3, 1.0, 4000, 1.0));
   r.trials.push_back(trial(PrecisionMode::fp32, 4, 1.05, 4000, 1.0));
@@ -206,6 +210,27 @@ TEST(Warnings, FewRepeatsHighCvOutliersAndDebugBuilds) {
     EXPECT_NE(w.message.find("far slower than the mode's median"), std::string::npos) << w.message;
   }
   EXPECT_TRUE(outlier);
+}
+
+TEST(Warnings, AModeWithFewerTrialsThanTheOthersHasAFewRepeatsLineOfItsOwn) {
+  RunReport r;
+  r.environment.build_type = "Release";
+  r.data_on_device = true;
+  for (int t = 1; t <= 2; ++t) {
+    r.trials.push_back(trial(PrecisionMode::fp32, t, 1.0, 4000, 1.0));
+    r.trials.push_back(trial(PrecisionMode::bf16, t, 1.0, 4000, 1.0));
+  }
+  r.trials.push_back(trial(PrecisionMode::fp16, 1, 1.0, 4000, 1.0));  // as if its second trial was lost
+  r.summary = summarize(r.trials);
+  std::vector<std::string> few;
+  for (const auto& w : find_warnings(r)) {
+    if (w.kind != "few_repeats") continue;
+    few.push_back(w.message);
+    EXPECT_EQ(w.mode.has_value(), w.message.rfind("fp16: ", 0) == 0) << w.message;
+  }
+  EXPECT_EQ(few, (std::vector<std::string>{
+                     "fp16: 1 trial(s): too few for a speed-up verdict, and no uncertainty interval",
+                     "fp32, bf16: 2 trial(s) each: too few for a speed-up verdict"}));
 }
 
 TEST(Warnings, AnEpochFarFasterThanTheRestIsSaidToBeFaster) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 namespace ampbench::report {
 namespace {
@@ -66,15 +67,23 @@ std::vector<Warning> find_warnings(const RunReport& report) {
       out.push_back({t.status, t.mode, where + detail, "rerun to measure what is missing"});
     }
   }
+  // One warning per trial count, naming its modes: `repeats` is the whole run's, so usually one line
+  // (a mode with a lost trial has fewer, and a line of its own).
+  std::map<int64_t, std::vector<amp::PrecisionMode>> few_trials;
+  for (const auto& s : report.summary)
+    if (s.trials < kRepeatsForAVerdict) few_trials[s.trials].push_back(s.mode);
+  for (const auto& [trials, modes] : few_trials) {
+    std::string names;
+    for (auto mode : modes) names += (names.empty() ? "" : ", ") + std::string(amp::to_string(mode));
+    out.push_back({"few_repeats", modes.size() == 1 ? std::optional(modes.front()) : std::nullopt,
+                   names + ": " + std::to_string(trials) + " trial(s)" + (modes.size() > 1 ? " each" : "") +
+                       ": too few for a speed-up verdict" +
+                       (trials < 2 ? ", and no uncertainty interval" : ""),
+                   "set \"repeats\" to 3 or more (5 or more for a tighter interval); trials are "
+                   "interleaved across modes"});
+  }
   for (const auto& s : report.summary) {
     const std::string mode(amp::to_string(s.mode));
-    if (s.trials < kRepeatsForAVerdict) {
-      out.push_back({"few_repeats", s.mode,
-                     mode + ": " + std::to_string(s.trials) + " trial(s): too few for a speed-up verdict" +
-                         (s.trials < 2 ? ", and no uncertainty interval" : ""),
-                     "set \"repeats\" to 3 or more (5 or more for a tighter interval); trials are "
-                     "interleaved across modes"});
-    }
     if (s.samples_per_second.cv && *s.samples_per_second.cv > kHighCoefficientOfVariation) {
       out.push_back(
           {"high_cv", s.mode,
