@@ -66,18 +66,24 @@ ModeSummary summarize_mode(const ModeTrials& m) {
 
 }  // namespace
 
+std::vector<amp::PrecisionMode> modes_in_run_order(const std::vector<TrialRecord>& trials) {
+  std::vector<amp::PrecisionMode> modes;
+  for (const auto& trial : trials)
+    if (std::find(modes.begin(), modes.end(), trial.mode) == modes.end()) modes.push_back(trial.mode);
+  return modes;
+}
+
 std::vector<ModeSummary> summarize(const std::vector<TrialRecord>& trials, const SummaryInputs& inputs) {
   std::vector<ModeTrials> modes;
-  // Modes in the order they first ran, finished or not: a mode whose first trial failed keeps its place.
-  for (const auto& trial : trials) {
-    auto it =
-        std::find_if(modes.begin(), modes.end(), [&](const ModeTrials& m) { return m.mode == trial.mode; });
-    if (it == modes.end()) it = modes.insert(modes.end(), ModeTrials{trial.mode, {}, {}});
-    if (trial.status != "ok" || trial.epochs.empty()) continue;  // only finished trials are compared
-    it->trials.push_back(&trial);
-    it->throughputs.push_back(throughput(trial));
+  for (auto mode : modes_in_run_order(trials)) {
+    ModeTrials m{mode, {}, {}};
+    for (const auto& trial : trials) {
+      if (trial.mode != mode || trial.status != "ok" || trial.epochs.empty()) continue;  // finished only
+      m.trials.push_back(&trial);
+      m.throughputs.push_back(throughput(trial));
+    }
+    if (!m.trials.empty()) modes.push_back(std::move(m));
   }
-  std::erase_if(modes, [](const ModeTrials& m) { return m.trials.empty(); });
   const auto baseline = std::find_if(modes.begin(), modes.end(),
                                      [](const ModeTrials& m) { return m.mode == amp::PrecisionMode::fp32; });
 

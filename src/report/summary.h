@@ -22,4 +22,8 @@ struct SummaryInputs {
 // measurements, in the order the modes first ran.
 std::vector<ModeSummary> summarize(const std::vector<TrialRecord>& trials, const SummaryInputs& inputs = {});
 
+// The modes in the order they first ran, finished or not: the order of every table and summary, so that
+// a mode whose first trial failed keeps its place.
+std::vector<amp::PrecisionMode> modes_in_run_order(const std::vector<TrialRecord>& trials);
+
 }  // namespace ampbench::report

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "report/summary.h"
+
 namespace ampbench::report {
 namespace {
 
@@ -37,11 +39,7 @@ TextRows summary_table(const RunReport& report) {
   TextRows rows{{"mode", "trials", "epoch time", "samples/s", "speed-up [95% CI]", "cv", "TFLOP/s", "MFU",
                  "peak memory", "memory ratio", "activations", "activation ratio"}};
   // One row per mode in the order the modes ran: its figures, or the status of a mode that finished none.
-  std::vector<amp::PrecisionMode> modes;
-  for (const auto& t : report.trials) {
-    if (std::find(modes.begin(), modes.end(), t.mode) == modes.end()) modes.push_back(t.mode);
-  }
-  for (auto mode : modes) {
+  for (auto mode : modes_in_run_order(report.trials)) {
     auto s = std::find_if(report.summary.begin(), report.summary.end(),
                           [&](const ModeSummary& summary) { return summary.mode == mode; });
     if (s == report.summary.end()) {
