@@ -31,6 +31,8 @@ std::optional<FaultInjection> parse_fault_injection(std::string_view spec) {
     fault.kind = FaultInjection::Kind::sigint;
   } else if (kind == "sigterm") {
     fault.kind = FaultInjection::Kind::sigterm;
+  } else if (kind == "sigstop") {
+    fault.kind = FaultInjection::Kind::sigstop;
   } else {
     return std::nullopt;
   }

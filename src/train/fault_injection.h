@@ -12,7 +12,7 @@ namespace ampbench::train {
 
 // A planted fault, for testing that nothing measured is lost when a run goes wrong (--inject-fault).
 struct FaultInjection {
-  enum class Kind { nan, oom, error, sigint, sigterm };
+  enum class Kind { nan, oom, error, sigint, sigterm, sigstop };
   Kind kind = Kind::nan;
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
   int64_t step = 1;   // 1-based, counted over the trial's epochs
@@ -21,8 +21,9 @@ struct FaultInjection {
 
 // "KIND:MODE:STEP", e.g. "nan:bf16:5" (the loss becomes NaN), "oom:fp16:3" (an out-of-memory error is
 // raised), "error:fp16:2" (any other error, as a failing kernel raises it), "sigint:fp32:2" /
-// "sigterm:fp32:2" (the signal is raised); "KIND:MODE:STEP:TRIAL" plants it in that trial only (with
-// repeats), e.g. "error:fp32:2:1". nullopt when malformed.
+// "sigterm:fp32:2" (the signal is raised), "sigstop:fp32:2" (the process stops itself there until it is
+// sent SIGCONT: a known point for a test to act on a run); "KIND:MODE:STEP:TRIAL" plants it in that
+// trial only (with repeats), e.g. "error:fp32:2:1". nullopt when malformed.
 std::optional<FaultInjection> parse_fault_injection(std::string_view spec);
 
 // Why the fault would never fire in a run of these modes (the ones that run, not those skipped) with this

@@ -49,6 +49,9 @@ torch::Tensor inject(const FaultInjection& fault, const torch::Tensor& loss, int
     case FaultInjection::Kind::sigterm:
       std::raise(SIGTERM);
       break;
+    case FaultInjection::Kind::sigstop:
+      std::raise(SIGSTOP);
+      break;
   }
   return loss;
 }
