@@ -5,7 +5,9 @@
 # Usage: terminal_test.sh AMPBENCH_BINARY
 set -euo pipefail
 binary=$1
-command -v script >/dev/null || { echo "no script(1) here to give ampbench a terminal"; exit 77; }
+# util-linux's script(1) gives ampbench a pseudo-terminal; skipped where there is none that works.
+script -qec true /dev/null </dev/null >/dev/null 2>&1 ||
+  { echo "no util-linux script(1) and pseudo-terminal here to give ampbench a terminal"; exit 77; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cat > "$out/config.json" <<JSON
@@ -15,8 +17,10 @@ cat > "$out/config.json" <<JSON
  "output": {"dir": "$out/runs"}}
 JSON
 colour=$'\e\[[0-9;]*m'  # a colour (SGR) sequence
-erase=$'\e\[K'          # the progress line redrawing itself
-on_a_terminal() { script -qec "$binary --config $out/config.json" /dev/null > "$out/tty"; }
+erase=$'\e\[K'          # written by the progress line, at least when it is taken down: proof it was on
+on_a_terminal() {
+  timeout 120 script -qec "'$binary' --config '$out/config.json'" /dev/null </dev/null > "$out/tty"
+}
 
 TERM=xterm on_a_terminal
 grep -q "$colour" "$out/tty" || { echo "no colour on a terminal"; cat -v "$out/tty"; exit 1; }
@@ -29,6 +33,6 @@ grep -q "$erase" "$out/tty" || { echo "NO_COLOR took the progress line away too"
 TERM=dumb on_a_terminal
 grep -q "$colour\|$erase" "$out/tty" && { echo "colour or progress line on TERM=dumb"; cat -v "$out/tty"; exit 1; }
 
-TERM=xterm "$binary" --config "$out/config.json" > "$out/pipe" 2>&1
+TERM=xterm "$binary" --config "$out/config.json" 2>&1 | cat > "$out/pipe"
 grep -q "$colour\|$erase" "$out/pipe" && { echo "colour or progress line into a pipe"; cat -v "$out/pipe"; exit 1; }
 echo "terminal: colour and progress on a terminal, none with NO_COLOR (colour), TERM=dumb or a pipe"
