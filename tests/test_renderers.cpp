@@ -194,6 +194,7 @@ TEST(Warnings, FewRepeatsHighCvOutliersAndDebugBuilds) {
   const auto few = std::find_if(r.warnings.begin(), r.warnings.end(),
                                 [](const Warning& w) { return w.kind == "few_repeats"; });
   // One line for the run, every mode with the same count named in it, in summary order.
+  ASSERT_NE(few, r.warnings.end());
   EXPECT_EQ(few->message, "fp32, bf16, fp16: 2 trial(s) each: too few for a speed-up verdict");
   EXPECT_FALSE(few->mode.has_value());
   r.environment.build_type = "Debug";
@@ -221,16 +222,20 @@ TEST(Warnings, AModeWithFewerTrialsThanTheOthersHasAFewRepeatsLineOfItsOwn) {
     r.trials.push_back(trial(PrecisionMode::bf16, t, 1.0, 4000, 1.0));
   }
   r.trials.push_back(trial(PrecisionMode::fp16, 1, 1.0, 4000, 1.0));  // as if its second trial was lost
+  r.config = {{"repeats", 2}};
   r.summary = summarize(r.trials);
   std::vector<std::string> few;
   for (const auto& w : find_warnings(r)) {
     if (w.kind != "few_repeats") continue;
-    few.push_back(w.message);
+    few.push_back(w.message + "; " + w.advice);
     EXPECT_EQ(w.mode.has_value(), w.message.rfind("fp16: ", 0) == 0) << w.message;
   }
-  EXPECT_EQ(few, (std::vector<std::string>{
-                     "fp16: 1 trial(s): too few for a speed-up verdict, and no uncertainty interval",
-                     "fp32, bf16: 2 trial(s) each: too few for a speed-up verdict"}));
+  EXPECT_EQ(few,
+            (std::vector<std::string>{
+                "fp16: 1 of 2 trial(s): too few for a speed-up verdict, and no uncertainty interval; the "
+                "others ended early (see their warnings): fix what stopped them and rerun",
+                "fp32, bf16: 2 trial(s) each: too few for a speed-up verdict; set \"repeats\" to 3 or more "
+                "(5 or more for a tighter interval); trials are interleaved across modes"}));
 }
 
 TEST(Warnings, AnEpochFarFasterThanTheRestIsSaidToBeFaster) {

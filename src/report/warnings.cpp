@@ -68,19 +68,23 @@ std::vector<Warning> find_warnings(const RunReport& report) {
     }
   }
   // One warning per trial count, naming its modes: `repeats` is the whole run's, so usually one line
-  // (a mode with a lost trial has fewer, and a line of its own).
+  // (a mode that lost a trial has fewer, and a line of its own, whose advice is not to raise repeats).
+  const int64_t repeats = report.config.is_object() ? report.config.value("repeats", int64_t{1}) : 1;
   std::map<int64_t, std::vector<amp::PrecisionMode>> few_trials;
   for (const auto& s : report.summary)
     if (s.trials < kRepeatsForAVerdict) few_trials[s.trials].push_back(s.mode);
   for (const auto& [trials, modes] : few_trials) {
     std::string names;
     for (auto mode : modes) names += (names.empty() ? "" : ", ") + std::string(amp::to_string(mode));
-    out.push_back({"few_repeats", modes.size() == 1 ? std::optional(modes.front()) : std::nullopt,
-                   names + ": " + std::to_string(trials) + " trial(s)" + (modes.size() > 1 ? " each" : "") +
-                       ": too few for a speed-up verdict" +
-                       (trials < 2 ? ", and no uncertainty interval" : ""),
-                   "set \"repeats\" to 3 or more (5 or more for a tighter interval); trials are "
-                   "interleaved across modes"});
+    const bool lost = trials < repeats;
+    out.push_back(
+        {"few_repeats", modes.size() == 1 ? std::optional(modes.front()) : std::nullopt,
+         names + ": " + std::to_string(trials) + (lost ? " of " + std::to_string(repeats) : "") +
+             " trial(s)" + (modes.size() > 1 ? " each" : "") + ": too few for a speed-up verdict" +
+             (trials < 2 ? ", and no uncertainty interval" : ""),
+         lost ? "the others ended early (see their warnings): fix what stopped them and rerun"
+              : "set \"repeats\" to 3 or more (5 or more for a tighter interval); trials are interleaved "
+                "across modes"});
   }
   for (const auto& s : report.summary) {
     const std::string mode(amp::to_string(s.mode));
