@@ -4,22 +4,20 @@
 # the progress line; TERM=dumb and a pipe get neither.
 # Usage: terminal_test.sh AMPBENCH_BINARY
 set -euo pipefail
+# shellcheck source=tests/tiny_config.sh
+source "$(dirname "${BASH_SOURCE[0]}")/tiny_config.sh"
 binary=$1
 # util-linux's script(1) gives ampbench a pseudo-terminal; skipped where there is none that works.
 script -qec true /dev/null </dev/null >/dev/null 2>&1 ||
   { echo "no util-linux script(1) and pseudo-terminal here to give ampbench a terminal"; exit 77; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-cat > "$out/config.json" <<JSON
-{"name": "tiny", "model": {"type": "mlp", "options": {"width": 16, "depth": 1}},
- "data": {"synthetic": {"train_samples": 64, "val_samples": 32, "shape": [3, 4, 4], "classes": 4}},
- "train": {"epochs": 2, "batch_size": 16}, "precision": {"modes": ["fp32", "bf16"]}, "device": "cpu",
- "output": {"dir": "$out/runs"}}
-JSON
+write_tiny_config "$out/config.json" "$out/runs"
 colour=$'\e\[[0-9;]*m'  # a colour (SGR) sequence
 erase=$'\e\[K'          # written by the progress line, at least when it is taken down: proof it was on
 on_a_terminal() {
-  timeout 120 script -qec "'$binary' --config '$out/config.json'" /dev/null </dev/null > "$out/tty"
+  timeout 120 script -qec "'$binary' --config '$out/config.json'" /dev/null </dev/null > "$out/tty" ||
+    { echo "ampbench failed on a terminal (TERM=$TERM):"; cat -v "$out/tty"; exit 1; }
 }
 
 TERM=xterm on_a_terminal

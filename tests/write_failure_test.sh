@@ -5,6 +5,8 @@
 # "reports:" line claims a folder, and the exit code is 1.
 # Usage: write_failure_test.sh AMPBENCH_BINARY
 set -euo pipefail
+# shellcheck source=tests/tiny_config.sh
+source "$(dirname "${BASH_SOURCE[0]}")/tiny_config.sh"
 binary=$1
 out=$(mktemp -d)
 pid=
@@ -17,12 +19,7 @@ cleanup() {
   rm -rf "$out"
 }
 trap cleanup EXIT
-cat > "$out/config.json" <<JSON
-{"name": "tiny", "model": {"type": "mlp", "options": {"width": 16, "depth": 1}},
- "data": {"synthetic": {"train_samples": 64, "val_samples": 32, "shape": [3, 4, 4], "classes": 4}},
- "train": {"epochs": 2, "batch_size": 16}, "precision": {"modes": ["fp32", "bf16"]}, "device": "cpu",
- "output": {"dir": "$out/runs"}}
-JSON
+write_tiny_config "$out/config.json" "$out/runs"
 # fp32's step 2 comes after the run folder is made and before the first report is written.
 "$binary" --config "$out/config.json" -q --inject-fault sigstop:fp32:2 > "$out/stdout" 2> "$out/stderr" &
 pid=$!
