@@ -29,9 +29,9 @@ std::optional<PrecisionMode> parse_precision_mode(std::string_view name) {
   return std::nullopt;
 }
 
-std::string precision_mode_names() {
+std::string precision_mode_names(const std::vector<PrecisionMode>& modes) {
   std::string names;
-  for (auto mode : all_precision_modes()) {
+  for (auto mode : modes) {
     if (!names.empty()) names += ", ";
     names += to_string(mode);
   }

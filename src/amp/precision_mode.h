@@ -17,8 +17,8 @@ enum class PrecisionMode { fp32, tf32, fp16, bf16 };
 std::string_view to_string(PrecisionMode mode);
 std::optional<PrecisionMode> parse_precision_mode(std::string_view name);
 const std::vector<PrecisionMode>& all_precision_modes();
-// Comma-separated names of all modes, for messages and help text.
-std::string precision_mode_names();
+// Comma-separated names of these modes (by default all of them), for messages and help text.
+std::string precision_mode_names(const std::vector<PrecisionMode>& modes = all_precision_modes());
 
 // The autocast dtype for forward + loss, or nullopt for plain fp32.
 std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode);

@@ -74,13 +74,12 @@ std::vector<Warning> find_warnings(const RunReport& report) {
   for (const auto& s : report.summary)
     if (s.trials < kRepeatsForAVerdict) few_trials[s.trials].push_back(s.mode);
   for (const auto& [trials, modes] : few_trials) {
-    std::string names;
-    for (auto mode : modes) names += (names.empty() ? "" : ", ") + std::string(amp::to_string(mode));
     const bool lost = trials < repeats;
     out.push_back(
         {"few_repeats", modes.size() == 1 ? std::optional(modes.front()) : std::nullopt,
-         names + ": " + std::to_string(trials) + (lost ? " of " + std::to_string(repeats) : "") +
-             " trial(s)" + (modes.size() > 1 ? " each" : "") + ": too few for a speed-up verdict" +
+         amp::precision_mode_names(modes) + ": " + std::to_string(trials) +
+             (lost ? " of " + std::to_string(repeats) : "") + " trial(s)" +
+             (modes.size() > 1 ? " each" : "") + ": too few for a speed-up verdict" +
              (trials < 2 ? ", and no uncertainty interval" : ""),
          lost ? "the others ended early (see their warnings): fix what stopped them and rerun"
               : "set \"repeats\" to 3 or more (5 or more for a tighter interval); trials are interleaved "
