@@ -94,44 +94,46 @@ int64_t gpt_forward_macs(const GptOptions& o, int64_t tokens) {
   return per_token_linear * tokens + attention;
 }
 
+GptOptions read_gpt_options(util::ObjectReader& options, const InputSpec& input) {
+  const int64_t length = input.sample_shape.at(0);
+  GptOptions out(input.num_classes, length);
+  out.n_layer(options.integer("n_layer", out.n_layer(), 1, 1024));
+  out.n_head(options.integer("n_head", out.n_head(), 1, 1024));
+  out.d_model(options.integer("d_model", out.d_model(), 1, 1 << 16));
+  out.context(options.integer("context", out.context(), 1, 1 << 20));
+  if (out.d_model() % out.n_head() != 0) {
+    throw util::InputError(options.path_of("d_model"),
+                           "must be a multiple of n_head (" + std::to_string(out.n_head()) + ")");
+  }
+  if (out.context() < length) {
+    throw util::InputError("sequences of " + std::to_string(length) +
+                           " tokens are longer than the model's context (" + std::to_string(out.context()) +
+                           ")");
+  }
+  options.finish();
+  return out;
+}
+
+std::shared_ptr<Network> build_network(const GptOptions& options) {
+  return std::make_shared<GptImpl>(options);
+}
+
+int64_t forward_macs_of(const GptOptions& options, const InputSpec& input) {
+  return gpt_forward_macs(options, input.sample_shape.at(0));
+}
+
+nlohmann::json options_json_of(const GptOptions& o) {
+  return {
+      {"n_layer", o.n_layer()}, {"n_head", o.n_head()}, {"d_model", o.d_model()}, {"context", o.context()}};
+}
+
 ModelEntry gpt_entry() {
   ModelEntry entry;
   entry.name = "gpt";
   entry.description = "GPT-2-style decoder-only language model (options: n_layer, n_head, d_model, context)";
   entry.language_model = true;
-  entry.resolve_options = [](config::ObjectReader& options, const InputSpec& input,
-                             const std::string& input_path) {
-    const int64_t length = input.sample_shape.at(0);
-    nlohmann::json resolved;
-    resolved["n_layer"] = options.integer("n_layer", 12, 1, 1024);
-    resolved["n_head"] = options.integer("n_head", 12, 1, 1024);
-    resolved["d_model"] = options.integer("d_model", 768, 1, 1 << 16);
-    resolved["context"] = options.integer("context", length, 1, 1 << 20);
-    if (resolved["d_model"].get<int64_t>() % resolved["n_head"].get<int64_t>() != 0) {
-      throw config::ConfigError(
-          options.path_of("d_model"),
-          "must be a multiple of n_head (" + std::to_string(resolved["n_head"].get<int64_t>()) + ")");
-    }
-    if (resolved["context"].get<int64_t>() < length) {
-      throw config::ConfigError(input_path, "sequences of " + std::to_string(length) +
-                                                " tokens are longer than the model's context (" +
-                                                std::to_string(resolved["context"].get<int64_t>()) + ")");
-    }
-    options.finish();
-    return resolved;
-  };
-  auto options_of = [](const nlohmann::json& options, const InputSpec& input) {
-    return GptOptions(input.num_classes, options.at("context").get<int64_t>())
-        .n_layer(options.at("n_layer").get<int64_t>())
-        .n_head(options.at("n_head").get<int64_t>())
-        .d_model(options.at("d_model").get<int64_t>());
-  };
-  entry.build = [options_of](const nlohmann::json& options,
-                             const InputSpec& input) -> std::shared_ptr<Network> {
-    return std::make_shared<GptImpl>(options_of(options, input));
-  };
-  entry.forward_macs = [options_of](const nlohmann::json& options, const InputSpec& input) {
-    return gpt_forward_macs(options_of(options, input), input.sample_shape.at(0));
+  entry.read = [](util::ObjectReader& options, const InputSpec& input) -> std::shared_ptr<const ModelSpec> {
+    return std::make_shared<ModelSpecOf<GptOptions>>(read_gpt_options(options, input), input);
   };
   return entry;
 }

@@ -18,33 +18,34 @@ MlpImpl::MlpImpl(const MlpOptions& options) {
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& inputs) { return layers_->forward(inputs.flatten(1)); }
 
+MlpOptions read_mlp_options(util::ObjectReader& options, const InputSpec& input) {
+  const int64_t features =
+      std::accumulate(input.sample_shape.begin(), input.sample_shape.end(), int64_t{1}, std::multiplies<>());
+  MlpOptions out(features, input.num_classes);
+  out.width(options.integer("width", out.width(), 1, 1 << 16));
+  out.depth(options.integer("depth", out.depth(), 0, 64));
+  options.finish();
+  return out;
+}
+
+std::shared_ptr<Network> build_network(const MlpOptions& options) {
+  return std::make_shared<MlpImpl>(options);
+}
+
+int64_t forward_macs_of(const MlpOptions& o, const InputSpec&) {
+  int64_t macs = 0, in = o.in_features();
+  for (int64_t i = 0; i < o.depth(); ++i, in = o.width()) macs += in * o.width();
+  return macs + in * o.num_classes();
+}
+
+nlohmann::json options_json_of(const MlpOptions& o) { return {{"width", o.width()}, {"depth", o.depth()}}; }
+
 ModelEntry mlp_entry() {
   ModelEntry entry;
   entry.name = "mlp";
   entry.description = "multi-layer perceptron on flattened inputs (options: width, depth)";
-  entry.resolve_options = [](config::ObjectReader& options, const InputSpec&, const std::string&) {
-    nlohmann::json resolved;
-    resolved["width"] = options.integer("width", 512, 1, 1 << 16);
-    resolved["depth"] = options.integer("depth", 2, 0, 64);
-    options.finish();
-    return resolved;
-  };
-  auto options_of = [](const nlohmann::json& options, const InputSpec& input) {
-    int64_t features = std::accumulate(input.sample_shape.begin(), input.sample_shape.end(), int64_t{1},
-                                       std::multiplies<>());
-    return MlpOptions(features, input.num_classes)
-        .width(options.at("width").get<int64_t>())
-        .depth(options.at("depth").get<int64_t>());
-  };
-  entry.build = [options_of](const nlohmann::json& options,
-                             const InputSpec& input) -> std::shared_ptr<Network> {
-    return std::make_shared<MlpImpl>(options_of(options, input));
-  };
-  entry.forward_macs = [options_of](const nlohmann::json& options, const InputSpec& input) {
-    auto o = options_of(options, input);
-    int64_t macs = 0, in = o.in_features();
-    for (int64_t i = 0; i < o.depth(); ++i, in = o.width()) macs += in * o.width();
-    return macs + in * o.num_classes();
+  entry.read = [](util::ObjectReader& options, const InputSpec& input) -> std::shared_ptr<const ModelSpec> {
+    return std::make_shared<ModelSpecOf<MlpOptions>>(read_mlp_options(options, input), input);
   };
   return entry;
 }

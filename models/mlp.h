@@ -2,8 +2,11 @@
 
 #include <cstdint>
 
+#include <nlohmann/json.hpp>
+
 #include "models/network.h"
 #include "models/registry.h"
+#include "util/json_reader.h"
 
 namespace ampbench::models {
 
@@ -25,6 +28,12 @@ class MlpImpl : public Network {
  private:
   torch::nn::Sequential layers_;
 };
+
+// Reads width and depth from a config's model.options (defaults above); the input fixes the rest.
+MlpOptions read_mlp_options(util::ObjectReader& options, const InputSpec& input);
+std::shared_ptr<Network> build_network(const MlpOptions& options);
+int64_t forward_macs_of(const MlpOptions& options, const InputSpec& input);
+nlohmann::json options_json_of(const MlpOptions& options);
 
 ModelEntry mlp_entry();
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -7,25 +8,48 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/json_reader.h"
 #include "models/network.h"
+#include "util/json_reader.h"
 
 namespace ampbench::models {
 
-// One reference model: how to read its options from a config and how to build it.
+// A model with every option resolved: what a config's "model" names, typed. Built from it, its weights
+// are drawn from LibTorch's global RNG.
+class ModelSpec {
+ public:
+  virtual ~ModelSpec() = default;
+  virtual std::shared_ptr<Network> build() const = 0;
+  // Multiply-adds of one sample's forward pass, counted analytically: every convolution, linear layer and
+  // attention matmul (what FLOPs and MFU are computed from: 2 FLOPs per multiply-add, training = 3x).
+  virtual int64_t forward_macs() const = 0;
+  // The options as a config writes them, every default filled in (the input's shape is the data's).
+  virtual nlohmann::json options_json() const = 0;
+};
+
+// A model's options struct with what it was resolved for. Each model provides, for its Options type,
+// build_network(options), forward_macs_of(options, input) and options_json_of(options), found by
+// argument-dependent lookup.
+template <typename Options>
+class ModelSpecOf final : public ModelSpec {
+ public:
+  ModelSpecOf(Options options, InputSpec input) : options_(std::move(options)), input_(std::move(input)) {}
+  const Options& options() const { return options_; }
+  std::shared_ptr<Network> build() const override { return build_network(options_); }
+  int64_t forward_macs() const override { return forward_macs_of(options_, input_); }
+  nlohmann::json options_json() const override { return options_json_of(options_); }
+
+ private:
+  Options options_;
+  InputSpec input_;
+};
+
+// One reference model: its name, and how to read its options from a config.
 struct ModelEntry {
   std::string name;
   std::string description;
-  // Reads model.options strictly (ConfigError with the JSON path on any problem), checks that the model
-  // fits the input, and returns the options with every default filled in.
-  std::function<nlohmann::json(config::ObjectReader& options, const InputSpec& input,
-                               const std::string& input_path)>
-      resolve_options;
-  // Builds a freshly initialised model from resolved options (LibTorch's global RNG decides the weights).
-  std::function<std::shared_ptr<Network>(const nlohmann::json& options, const InputSpec& input)> build;
-  // Multiply-adds of one sample's forward pass, counted analytically: every convolution, linear layer and
-  // attention matmul (what FLOPs and MFU are computed from: 2 FLOPs per multiply-add, training = 3x).
-  std::function<int64_t(const nlohmann::json& options, const InputSpec& input)> forward_macs;
+  // Reads model.options strictly (util::InputError with the JSON path on any problem, and without one
+  // when the model does not fit the input: the caller knows where the input was configured).
+  std::function<std::shared_ptr<const ModelSpec>(util::ObjectReader& options, const InputSpec& input)> read;
   bool language_model = false;  // takes token sequences (and predicts the next token), not features
 };
 

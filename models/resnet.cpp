@@ -166,10 +166,42 @@ int64_t resnet_forward_macs(const ResNetOptions& o, int64_t height, int64_t widt
   return macs + in * o.num_classes();  // the classifier
 }
 
+ResNetOptions read_resnet_options(util::ObjectReader& options, const InputSpec& input,
+                                  ResNetOptions::StageBlocks blocks, bool bottleneck) {
+  const std::string stem = options.string("stem", "imagenet");
+  if (stem != "imagenet" && stem != "cifar") {
+    throw util::InputError(options.path_of("stem"),
+                           "expected \"imagenet\" or \"cifar\", got \"" + stem + "\"");
+  }
+  options.finish();
+  // The stem and four stages halve the resolution 5 times (imagenet) or 3 times (cifar).
+  const int64_t min_side = stem == "cifar" ? 8 : 32;
+  const auto& shape = input.sample_shape;
+  if (shape.size() != 3 || shape[1] < min_side || shape[2] < min_side) {
+    throw util::InputError("a ResNet with the " + stem + " stem needs [C, H, W] images of at least " +
+                           std::to_string(min_side) + "x" + std::to_string(min_side));
+  }
+  return ResNetOptions(blocks, bottleneck, input.num_classes)
+      .in_channels(shape[0])
+      .cifar_stem(stem == "cifar");
+}
+
+std::shared_ptr<Network> build_network(const ResNetOptions& options) {
+  return std::make_shared<ResNetImpl>(options);
+}
+
+int64_t forward_macs_of(const ResNetOptions& options, const InputSpec& input) {
+  return resnet_forward_macs(options, input.sample_shape.at(1), input.sample_shape.at(2));
+}
+
+nlohmann::json options_json_of(const ResNetOptions& options) {
+  return {{"stem", options.cifar_stem() ? "cifar" : "imagenet"}};
+}
+
 std::vector<ModelEntry> resnet_entries() {
   struct Variant {
     const char* name;
-    std::array<int64_t, 4> blocks;
+    ResNetOptions::StageBlocks blocks;
     bool bottleneck;
   };
   const Variant variants[] = {
@@ -180,36 +212,10 @@ std::vector<ModelEntry> resnet_entries() {
     entry.name = v.name;
     entry.description =
         std::string("torchvision's ") + v.name + " on [C,H,W] images (options: stem imagenet|cifar)";
-    entry.resolve_options = [](config::ObjectReader& options, const InputSpec& input,
-                               const std::string& input_path) {
-      std::string stem = options.string("stem", "imagenet");
-      if (stem != "imagenet" && stem != "cifar") {
-        throw config::ConfigError(options.path_of("stem"),
-                                  "expected \"imagenet\" or \"cifar\", got \"" + stem + "\"");
-      }
-      options.finish();
-      // The stem and four stages halve the resolution 5 times (imagenet) or 3 times (cifar).
-      int64_t min_side = stem == "cifar" ? 8 : 32;
-      const auto& shape = input.sample_shape;
-      if (shape.size() != 3 || shape[1] < min_side || shape[2] < min_side) {
-        throw config::ConfigError(input_path, "a ResNet with the " + stem +
-                                                  " stem needs [C, H, W] images of at least " +
-                                                  std::to_string(min_side) + "x" + std::to_string(min_side));
-      }
-      return nlohmann::json{{"stem", stem}};
-    };
-    auto options_of = [v](const nlohmann::json& options, const InputSpec& input) {
-      return ResNetOptions(v.blocks, v.bottleneck, input.num_classes)
-          .in_channels(input.sample_shape.at(0))
-          .cifar_stem(options.at("stem") == "cifar");
-    };
-    entry.build = [options_of](const nlohmann::json& options,
-                               const InputSpec& input) -> std::shared_ptr<Network> {
-      return std::make_shared<ResNetImpl>(options_of(options, input));
-    };
-    entry.forward_macs = [options_of](const nlohmann::json& options, const InputSpec& input) {
-      return resnet_forward_macs(options_of(options, input), input.sample_shape.at(1),
-                                 input.sample_shape.at(2));
+    entry.read = [v](util::ObjectReader& options,
+                     const InputSpec& input) -> std::shared_ptr<const ModelSpec> {
+      return std::make_shared<ModelSpecOf<ResNetOptions>>(
+          read_resnet_options(options, input, v.blocks, v.bottleneck), input);
     };
     entries.push_back(std::move(entry));
   }

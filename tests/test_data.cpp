@@ -5,14 +5,14 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "config/config_error.h"
 #include "data/file_readers.h"
 #include "data/synthetic_dataset.h"
 #include "data_files.h"
 #include "temp_dir_test.h"
+#include "util/input_error.h"
 
 namespace fs = std::filesystem;
-using ampbench::config::ConfigError;
+using ampbench::util::InputError;
 using namespace ampbench::test_data;
 
 namespace {
@@ -27,7 +27,7 @@ class DataFiles : public ampbench::testing::TempDirTest {
   std::string error(Read read) {
     try {
       read();
-    } catch (const ConfigError& e) {
+    } catch (const InputError& e) {
       return e.what();
     }
     return "no error";
@@ -41,7 +41,7 @@ TEST_F(DataFiles, MnistIdxFilesAreReadAndScaled) {
   write("train-labels-idx1-ubyte", idx_labels({7, 0, 9}));
   write("t10k-images-idx3-ubyte", idx_images(2, 28, 28));
   write("t10k-labels-idx1-ubyte", idx_labels({1, 2}));
-  auto d = ampbench::data::read_mnist(dir_, "/data/mnist/dir");
+  auto d = ampbench::data::read_mnist(dir_);
   EXPECT_EQ(d.train_inputs.sizes(), (std::vector<int64_t>{3, 1, 28, 28}));
   EXPECT_EQ(d.val_inputs.size(0), 2);
   EXPECT_EQ(d.train_labels[2].item<int64_t>(), 9);
@@ -50,32 +50,30 @@ TEST_F(DataFiles, MnistIdxFilesAreReadAndScaled) {
 }
 
 TEST_F(DataFiles, BadMnistFilesAreOneClearError) {
-  EXPECT_EQ(error([&] { ampbench::data::read_mnist(dir_, "/data/mnist/dir"); }),
-            "/data/mnist/dir: missing data file " + (dir_ / "train-images-idx3-ubyte").string());
+  EXPECT_EQ(error([&] { ampbench::data::read_mnist(dir_); }),
+            "missing data file " + (dir_ / "train-images-idx3-ubyte").string());
   auto images = idx_images(3, 28, 28);
   images.resize(images.size() - 100);
   write("train-images-idx3-ubyte", images);
   write("train-labels-idx1-ubyte", idx_labels({7, 0, 9}));
-  EXPECT_EQ(error([&] { ampbench::data::read_mnist(dir_, "/d"); }),
-            "/d: " + (dir_ / "train-images-idx3-ubyte").string() +
-                " holds 2268 bytes; its header says 2368 (truncated)");
+  EXPECT_EQ(
+      error([&] { ampbench::data::read_mnist(dir_); }),
+      (dir_ / "train-images-idx3-ubyte").string() + " holds 2268 bytes; its header says 2368 (truncated)");
   auto wrong_magic = idx_images(3, 28, 28);
   wrong_magic[3] = 0x01;
   write("train-images-idx3-ubyte", wrong_magic);
-  EXPECT_NE(
-      error([&] { ampbench::data::read_mnist(dir_, "/d"); }).find("has magic number 2049, expected 2051"),
-      std::string::npos);
+  EXPECT_NE(error([&] { ampbench::data::read_mnist(dir_); }).find("has magic number 2049, expected 2051"),
+            std::string::npos);
   write("train-images-idx3-ubyte", idx_images(3, 28, 28));
   write("train-labels-idx1-ubyte", idx_labels({7, 0}));
-  EXPECT_NE(error([&] { ampbench::data::read_mnist(dir_, "/d"); }).find("holds 3 images but"),
-            std::string::npos);
+  EXPECT_NE(error([&] { ampbench::data::read_mnist(dir_); }).find("holds 3 images but"), std::string::npos);
 }
 
 TEST_F(DataFiles, Cifar10BinaryBatchesAreReadInOrder) {
   for (int i = 1; i <= 5; ++i)
     write("data_batch_" + std::to_string(i) + ".bin", cifar_records(2, uint8_t(i)));
   write("test_batch.bin", cifar_records(3, 0));
-  auto d = ampbench::data::read_cifar10(dir_, "/data/cifar10/dir");
+  auto d = ampbench::data::read_cifar10(dir_);
   EXPECT_EQ(d.train_inputs.sizes(), (std::vector<int64_t>{10, 3, 32, 32}));
   EXPECT_EQ(d.val_inputs.size(0), 3);
   EXPECT_EQ(d.train_labels[0].item<int64_t>(), 1);  // data_batch_1 first
@@ -86,23 +84,23 @@ TEST_F(DataFiles, Cifar10BinaryBatchesAreReadInOrder) {
 
 TEST_F(DataFiles, BadCifar10FilesAreOneClearError) {
   for (int i = 1; i <= 5; ++i) write("data_batch_" + std::to_string(i) + ".bin", cifar_records(1, 3));
-  EXPECT_EQ(error([&] { ampbench::data::read_cifar10(dir_, "/d"); }),
-            "/d: missing data file " + (dir_ / "test_batch.bin").string());
+  EXPECT_EQ(error([&] { ampbench::data::read_cifar10(dir_); }),
+            "missing data file " + (dir_ / "test_batch.bin").string());
   auto records = cifar_records(2, 3);
   records.pop_back();
   write("test_batch.bin", records);
-  EXPECT_EQ(error([&] { ampbench::data::read_cifar10(dir_, "/d"); }),
-            "/d: " + (dir_ / "test_batch.bin").string() +
+  EXPECT_EQ(error([&] { ampbench::data::read_cifar10(dir_); }),
+            (dir_ / "test_batch.bin").string() +
                 " holds 6145 bytes, not a whole number of 3,073-byte CIFAR-10 records");
   write("test_batch.bin", cifar_records(1, 12));
-  EXPECT_EQ(error([&] { ampbench::data::read_cifar10(dir_, "/d"); }),
-            "/d: " + (dir_ / "test_batch.bin").string() + " has a label above 9");
+  EXPECT_EQ(error([&] { ampbench::data::read_cifar10(dir_); }),
+            (dir_ / "test_batch.bin").string() + " has a label above 9");
 }
 
 TEST_F(DataFiles, TokenFilesAreCutIntoShiftedWindows) {
   write("train.bin", uint16_tokens({1, 2, 3, 4, 5, 6, 7, 300}));
   write("val.bin", uint16_tokens({9, 8, 7, 6}));
-  auto d = ampbench::data::read_token_files(dir_, 3, 301, 0, 0, "/data/tokens/dir");
+  auto d = ampbench::data::read_token_files(dir_, 3, 301, 0, 0);
   // 8 tokens make (8 - 1) / 3 = 2 windows of 3, targets shifted by one.
   EXPECT_TRUE(torch::equal(d.train_inputs, torch::tensor({1, 2, 3, 4, 5, 6}, torch::kInt64).view({2, 3})));
   EXPECT_TRUE(torch::equal(d.train_labels, torch::tensor({2, 3, 4, 5, 6, 7}, torch::kInt64).view({2, 3})));
@@ -115,8 +113,8 @@ TEST_F(DataFiles, ALimitReadsOnlyTheTokensItsWindowsNeed) {
   // The out-of-range id 300 is the 6th token: all windows reach it, one window of 3 (4 tokens) does not.
   write("train.bin", uint16_tokens({1, 2, 3, 4, 5, 300, 7, 8}));
   write("val.bin", uint16_tokens({9, 8, 7, 6, 5, 4, 3}));
-  EXPECT_NE(error([&] { ampbench::data::read_token_files(dir_, 3, 300, 0, 0, "/d"); }), "no error");
-  auto d = ampbench::data::read_token_files(dir_, 3, 300, 1, 1, "/d");
+  EXPECT_NE(error([&] { ampbench::data::read_token_files(dir_, 3, 300, 0, 0); }), "no error");
+  auto d = ampbench::data::read_token_files(dir_, 3, 300, 1, 1);
   EXPECT_TRUE(torch::equal(d.train_inputs, torch::tensor({1, 2, 3}, torch::kInt64).view({1, 3})));
   EXPECT_TRUE(torch::equal(d.train_labels, torch::tensor({2, 3, 4}, torch::kInt64).view({1, 3})));
   EXPECT_TRUE(torch::equal(d.val_inputs, torch::tensor({9, 8, 7}, torch::kInt64).view({1, 3})));
@@ -124,22 +122,22 @@ TEST_F(DataFiles, ALimitReadsOnlyTheTokensItsWindowsNeed) {
   EXPECT_EQ(d.train_inputs.storage().nbytes(), 4 * sizeof(int64_t));
   EXPECT_TRUE(d.train_inputs.storage().is_alias_of(d.train_labels.storage()));
   // A limit at or above what the file holds takes it all, as without one.
-  EXPECT_EQ(ampbench::data::read_token_files(dir_, 3, 301, 5, 0, "/d").train_inputs.size(0), 2);
+  EXPECT_EQ(ampbench::data::read_token_files(dir_, 3, 301, 5, 0).train_inputs.size(0), 2);
 }
 
 TEST_F(DataFiles, BadTokenFilesAreOneClearError) {
   write("train.bin", uint16_tokens({1, 2, 3, 4, 5, 300, 7, 8}));
   write("val.bin", uint16_tokens({9, 8, 7, 6}));
-  EXPECT_EQ(error([&] { ampbench::data::read_token_files(dir_, 3, 300, 0, 0, "/d"); }),
-            "/d: " + (dir_ / "train.bin").string() +
-                ": token id 300 at position 5 is not below the vocabulary size 300");
-  EXPECT_EQ(error([&] { ampbench::data::read_token_files(dir_, 8, 301, 0, 0, "/d"); }),
-            "/d: " + (dir_ / "train.bin").string() + " holds 8 tokens; a sequence needs 9");
+  EXPECT_EQ(
+      error([&] { ampbench::data::read_token_files(dir_, 3, 300, 0, 0); }),
+      (dir_ / "train.bin").string() + ": token id 300 at position 5 is not below the vocabulary size 300");
+  EXPECT_EQ(error([&] { ampbench::data::read_token_files(dir_, 8, 301, 0, 0); }),
+            (dir_ / "train.bin").string() + " holds 8 tokens; a sequence needs 9");
   auto odd = uint16_tokens({1, 2, 3});
   odd.pop_back();
   write("val.bin", odd);
-  EXPECT_EQ(error([&] { ampbench::data::read_token_files(dir_, 1, 301, 0, 0, "/d"); }),
-            "/d: " + (dir_ / "val.bin").string() + " holds an odd number of bytes (5): not uint16 token ids");
+  EXPECT_EQ(error([&] { ampbench::data::read_token_files(dir_, 1, 301, 0, 0); }),
+            (dir_ / "val.bin").string() + " holds an odd number of bytes (5): not uint16 token ids");
 }
 
 TEST(SyntheticTokens, AFixedMarkovChainSeededAndLearnable) {

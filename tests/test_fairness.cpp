@@ -3,6 +3,7 @@
 
 #include "config/experiment_config.h"
 #include "data/batch_order.h"
+#include "experiment_runs.h"
 #include "models/registry.h"
 #include "train/experiment.h"
 #include "train/model_state.h"
@@ -20,7 +21,7 @@ nlohmann::json tiny_config(int seed) {
           {"device", "cpu"}};
 }
 
-ampbench::report::RunReport run(int seed, int repeats = 1) {
+ampbench::train::ExperimentResult run(int seed, int repeats = 1) {
   auto doc = tiny_config(seed);
   doc["repeats"] = repeats;
   auto config = ampbench::config::parse_experiment_config(doc);
@@ -40,7 +41,7 @@ TEST(Fairness, EveryModeStartsFromTheSameWeightsAndSeesTheSameBatches) {
   // The recorded checksum is that of the model the seed gives, built independently here.
   auto config = ampbench::config::parse_experiment_config(tiny_config(7));
   torch::manual_seed(7);
-  auto model = ampbench::models::find_model("mlp")->build(config.model.options, {{32}, 4});
+  auto model = config.model.spec->build();
   EXPECT_EQ(ampbench::train::checksum(ampbench::train::state_tensors(*model)),
             report.trials[0].initial_weights_checksum);
   // And the batches are the seeded epoch orders.
@@ -76,7 +77,10 @@ TEST(Fairness, SyntheticDataIsLearnableAndReproducible) {
 }
 
 TEST(Fairness, RepeatsInterleaveTheModesAndEveryTrialStartsFromTheSameState) {
-  auto report = run(3, /*repeats=*/2);
+  auto doc = tiny_config(3);
+  doc["repeats"] = 2;
+  const auto analysed = ampbench::testing::run_and_analyse(ampbench::config::parse_experiment_config(doc));
+  const auto& report = analysed.measured;
   ASSERT_EQ(report.trials.size(), 6u);
   std::vector<std::string> order;
   for (const auto& t : report.trials)
@@ -88,11 +92,12 @@ TEST(Fairness, RepeatsInterleaveTheModesAndEveryTrialStartsFromTheSameState) {
   }
   // Two trials of fp32 from the same state on the same data train to the same loss, bit for bit.
   EXPECT_EQ(report.trials[0].epochs.back().val_loss, report.trials[3].epochs.back().val_loss);
-  ASSERT_EQ(report.summary.size(), 3u);
-  EXPECT_EQ(report.summary[0].trials, 2);
-  EXPECT_TRUE(report.summary[1].speedup_interval.has_value());
+  const auto& summary = analysed.summary;
+  ASSERT_EQ(summary.size(), 3u);
+  EXPECT_EQ(summary[0].trials, 2);
+  EXPECT_TRUE(summary[1].speedup_interval.has_value());
   // CPU steps are timed one by one: 16 steps an epoch, epochs 2-3 compared, 2 trials.
-  ASSERT_TRUE(report.summary[0].step_seconds.has_value());
+  ASSERT_TRUE(summary[0].step_seconds.has_value());
   EXPECT_EQ(report.trials[0].epochs[1].step_seconds.size(), 16u);
-  EXPECT_LE(report.summary[0].step_seconds->p50, report.summary[0].step_seconds->p99);
+  EXPECT_LE(summary[0].step_seconds->p50, summary[0].step_seconds->p99);
 }

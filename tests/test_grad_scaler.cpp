@@ -15,7 +15,8 @@ namespace {
 // One parameter with a chosen gradient and a plain SGD optimizer (lr 1): a step moves p by -grad.
 struct Fixture {
   torch::Tensor param = torch::ones({4}, torch::requires_grad());
-  ampbench::optim::FusedSgd optimizer{{param}, ampbench::optim::SgdOptions{1.0, 0.0, 0.0}};
+  ampbench::optim::FusedSgd optimizer{{param},
+                                      ampbench::optim::SgdOptions().lr(1.0).momentum(0.0).weight_decay(0.0)};
 
   void set_grad(std::vector<float> values) { param.mutable_grad() = torch::tensor(values); }
 };

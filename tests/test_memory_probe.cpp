@@ -2,6 +2,7 @@
 #include <torch/torch.h>
 
 #include "config/experiment_config.h"
+#include "experiment_runs.h"
 #include "measure/cpu_tracking_allocator.h"
 #include "measure/device.h"
 #include "measure/memory_probe.h"
@@ -77,7 +78,7 @@ TEST(ActivationMemory, ExcludesTheStaticMemoryAndNothingLeftOverFromTheLastStep)
       {"precision", {{"modes", {"fp32"}}}},
       {"device", "cpu"},
   });
-  auto report = ampbench::train::Experiment(config, torch::kCPU).run();
+  auto report = ampbench::testing::run_and_analyse(config);
   ASSERT_EQ(report.summary.size(), 1u);
   const auto& fp32 = report.summary[0];
   const int64_t parameter_bytes = (512 * 512 + 512 + 512 * 4 + 4) * 4;

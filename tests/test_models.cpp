@@ -7,9 +7,16 @@ using namespace ampbench::models;
 
 namespace {
 
+// The model a config's model.options name, for this input.
+std::shared_ptr<const ModelSpec> spec(const std::string& name, const nlohmann::json& options,
+                                      const InputSpec& input) {
+  ampbench::util::ObjectReader reader(options, "/model/options");
+  return find_model(name)->read(reader, input);
+}
+
 int64_t parameter_count(const std::string& name, int64_t classes, std::vector<int64_t> shape,
                         nlohmann::json options = {{"stem", "imagenet"}}) {
-  auto model = find_model(name)->build(options, InputSpec{shape, classes});
+  auto model = spec(name, options, InputSpec{shape, classes})->build();
   int64_t count = 0;
   for (const auto& p : model->parameters()) count += p.numel();
   return count;
@@ -34,14 +41,14 @@ TEST(Models, CifarStemKeepsTheResolutionAndGivesLogits) {
   // The 3x3 stem has 3*64*9 weights instead of 3*64*49.
   EXPECT_EQ(parameter_count("resnet18", 10, {3, 32, 32}, {{"stem", "cifar"}}),
             11'181'642 - 3 * 64 * (49 - 9));
-  auto model = find_model("resnet18")->build({{"stem", "cifar"}}, InputSpec{{3, 32, 32}, 10});
+  auto model = spec("resnet18", {{"stem", "cifar"}}, InputSpec{{3, 32, 32}, 10})->build();
   EXPECT_EQ(model->forward(torch::randn({2, 3, 32, 32})).sizes(), (std::vector<int64_t>{2, 10}));
 }
 
 TEST(Models, MlpHasTheConfiguredWidthAndDepth) {
   // 12 -> 8 -> 8 -> 3: (12*8+8) + (8*8+8) + (8*3+3)
   EXPECT_EQ(parameter_count("mlp", 3, {3, 2, 2}, {{"width", 8}, {"depth", 2}}), 104 + 72 + 27);
-  auto model = find_model("mlp")->build({{"width", 8}, {"depth", 2}}, InputSpec{{3, 2, 2}, 3});
+  auto model = spec("mlp", {{"width", 8}, {"depth", 2}}, InputSpec{{3, 2, 2}, 3})->build();
   EXPECT_EQ(model->forward(torch::randn({5, 3, 2, 2})).sizes(), (std::vector<int64_t>{5, 3}));
 }
 
@@ -54,7 +61,7 @@ TEST(Models, RegistryKnowsEveryReferenceModel) {
 TEST(Models, GptAtGpt2SmallSizeHasGpt2SmallsParameterCount) {
   // 12 layers, 12 heads, 768 wide, vocab 50257, context 1024, LM head tied to the token embeddings.
   nlohmann::json options{{"n_layer", 12}, {"n_head", 12}, {"d_model", 768}, {"context", 1024}};
-  auto model = find_model("gpt")->build(options, InputSpec{{1024}, 50257, true});
+  auto model = spec("gpt", options, InputSpec{{1024}, 50257, true})->build();
   int64_t count = 0;
   for (const auto& p : model->parameters()) count += p.numel();
   EXPECT_EQ(count, 124'439'808);
@@ -63,7 +70,7 @@ TEST(Models, GptAtGpt2SmallSizeHasGpt2SmallsParameterCount) {
 TEST(Models, GptIsCausalAndPredictsEveryPosition) {
   nlohmann::json options{{"n_layer", 2}, {"n_head", 2}, {"d_model", 16}, {"context", 8}};
   torch::manual_seed(0);
-  auto model = find_model("gpt")->build(options, InputSpec{{8}, 11, true});
+  auto model = spec("gpt", options, InputSpec{{8}, 11, true})->build();
   auto tokens = torch::randint(11, {2, 8}, torch::kInt64);
   auto logits = model->forward(tokens);
   EXPECT_EQ(logits.sizes(), (std::vector<int64_t>{2, 8, 11}));
@@ -77,7 +84,7 @@ TEST(Models, GptIsCausalAndPredictsEveryPosition) {
 
 TEST(Flops, ResNetForwardMultiplyAddsMatchTheKnownFigures) {
   auto macs = [](const std::string& name, std::vector<int64_t> shape, int64_t classes) {
-    return double(find_model(name)->forward_macs({{"stem", "imagenet"}}, InputSpec{shape, classes}));
+    return double(spec(name, {{"stem", "imagenet"}}, InputSpec{shape, classes})->forward_macs());
   };
   // The usual figures for torchvision's models at 224x224: ResNet-50 4.1 G and ResNet-18 1.8 G multiply-adds.
   EXPECT_NEAR(macs("resnet50", {3, 224, 224}, 1000), 4.1e9, 0.02 * 4.1e9);
@@ -90,7 +97,7 @@ TEST(Flops, GptCountIsEveryLinearLayerTheHeadAndTheAttentionMatmuls) {
   const int64_t layers = 3, width = 32, vocab = 101, length = 16;
   nlohmann::json options{{"n_layer", layers}, {"n_head", 4}, {"d_model", width}, {"context", length}};
   const InputSpec input{{length}, vocab, true};
-  auto model = find_model("gpt")->build(options, input);
+  auto model = spec("gpt", options, input)->build();
   // Counted from the model as built: every Linear module's weights, once per token...
   int64_t linear = 0;
   for (const auto& module : model->modules(/*include_self=*/false)) {
@@ -99,10 +106,10 @@ TEST(Flops, GptCountIsEveryLinearLayerTheHeadAndTheAttentionMatmuls) {
   EXPECT_EQ(linear, layers * 12 * width * width);
   // ...the tied head (d x vocab per token) and QK^T and AV (T x T x d each, per layer).
   const int64_t expected = (linear + width * vocab) * length + layers * 2 * length * length * width;
-  EXPECT_EQ(find_model("gpt")->forward_macs(options, input), expected);
+  EXPECT_EQ(spec("gpt", options, input)->forward_macs(), expected);
 }
 
 TEST(Flops, MlpCountIsItsLinearLayers) {
-  auto macs = find_model("mlp")->forward_macs({{"width", 64}, {"depth", 2}}, InputSpec{{3, 4, 4}, 10});
+  auto macs = spec("mlp", {{"width", 64}, {"depth", 2}}, InputSpec{{3, 4, 4}, 10})->forward_macs();
   EXPECT_EQ(macs, 48 * 64 + 64 * 64 + 64 * 10);
 }

@@ -29,15 +29,19 @@ void set_same_grads(std::vector<torch::Tensor>& a, std::vector<torch::Tensor>& b
 }
 
 // The settings of every fused-against-reference test, as each optimizer spells them.
-const ampbench::optim::SgdOptions kSgd{0.05, 0.9, 1e-3};
-const ampbench::optim::AdamWOptions kAdamW{1e-2, 0.9, 0.999, 1e-8, 0.01};
+const auto kSgd = ampbench::optim::SgdOptions().lr(0.05).momentum(0.9).weight_decay(1e-3);
+const auto kAdamW =
+    ampbench::optim::AdamWOptions().lr(1e-2).beta1(0.9).beta2(0.999).eps(1e-8).weight_decay(0.01);
 
 torch::optim::SGDOptions reference_options(const ampbench::optim::SgdOptions& o) {
-  return torch::optim::SGDOptions(o.lr).momentum(o.momentum).weight_decay(o.weight_decay);
+  return torch::optim::SGDOptions(o.lr()).momentum(o.momentum()).weight_decay(o.weight_decay());
 }
 
 torch::optim::AdamWOptions reference_options(const ampbench::optim::AdamWOptions& o) {
-  return torch::optim::AdamWOptions(o.lr).betas({o.beta1, o.beta2}).eps(o.eps).weight_decay(o.weight_decay);
+  return torch::optim::AdamWOptions(o.lr())
+      .betas({o.beta1(), o.beta2()})
+      .eps(o.eps())
+      .weight_decay(o.weight_decay());
 }
 
 void expect_close(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
@@ -205,7 +209,8 @@ TEST(Optimizers, ZeroGradLeavesNoReferenceToTheGradients) {
   // A reference kept between steps would hold a second set of gradients at the next backward's peak.
   auto params = make_params(7);
   auto reference_params = copy_of(params);
-  ampbench::optim::FusedSgd sgd(params, {0.05, 0.9, 0.0});
+  ampbench::optim::FusedSgd sgd(params,
+                                ampbench::optim::SgdOptions().lr(0.05).momentum(0.9).weight_decay(0.0));
   set_same_grads(params, reference_params, 0);
   sgd.step();
   auto gradient = params[0].grad();

@@ -1,11 +1,11 @@
-#include "measure/peak_flops.h"
+#include "amp/peak_flops.h"
 
 #include <gtest/gtest.h>
 
 namespace {
 
+using ampbench::amp::dense_peak_tflops;
 using ampbench::amp::PrecisionMode;
-using ampbench::measure::dense_peak_tflops;
 
 // Names as CUDA reports them: a variant gets its own figures, not those of a name within its own.
 TEST(PeakFlops, EachVariantGetsItsOwnDataSheetFigures) {

@@ -26,7 +26,7 @@ TEST(ModeSupport, ACpuWithout16BitArithmeticRunsFp16AndBf16WithACaveat) {
     auto support = check_mode_support(mode, DeviceType::CPU, std::nullopt, neither);
     EXPECT_FALSE(support.skip_reason);
     ASSERT_TRUE(support.caveat) << ampbench::amp::to_string(mode);
-    EXPECT_EQ(support.caveat->kind, "no_16bit_arithmetic");
+    EXPECT_EQ(support.caveat->kind, ampbench::amp::ModeCaveat::Kind::no_16bit_arithmetic);
     EXPECT_NE(
         support.caveat->reason.find("no " + std::string(ampbench::amp::to_string(mode)) + " arithmetic"),
         std::string::npos)
@@ -78,7 +78,7 @@ TEST(ModeSupport, Fp16BelowVoltaRunsWithACaveat) {
   auto pascal = check_mode_support(PrecisionMode::fp16, DeviceType::CUDA, ComputeCapability{6, 1});
   EXPECT_FALSE(pascal.skip_reason);
   ASSERT_TRUE(pascal.caveat);
-  EXPECT_EQ(pascal.caveat->kind, "no_tensor_cores");
+  EXPECT_EQ(pascal.caveat->kind, ampbench::amp::ModeCaveat::Kind::no_tensor_cores);
   EXPECT_NE(pascal.caveat->reason.find("tensor cores"), std::string::npos);
   EXPECT_FALSE(check_mode_support(PrecisionMode::fp16, DeviceType::CUDA, ComputeCapability{7, 0}).caveat);
   EXPECT_FALSE(

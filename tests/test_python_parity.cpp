@@ -109,7 +109,8 @@ TEST_F(PythonParity, GradScalerMatchesTorchAmpBitForBitOver1200Steps) {
   std::vector<torch::Tensor> params;
   for (auto& part : at("initial_params").split_with_sizes(numels))
     params.push_back(part.clone().requires_grad_());
-  ampbench::optim::FusedSgd optimizer(params, {value(4), value(5), value(6)});
+  ampbench::optim::FusedSgd optimizer(
+      params, ampbench::optim::SgdOptions().lr(value(4)).momentum(value(5)).weight_decay(value(6)));
   ampbench::amp::GradScaler scaler({value(0), value(1), value(2), static_cast<int64_t>(value(3))},
                                    torch::kCPU);
 
@@ -161,14 +162,13 @@ TEST_F(PythonParity, Fp16TrainingHasPyTorchsLossScaleTrajectoryAndSkippedSteps) 
   auto config = ampbench::config::parse_experiment_config(doc);
   auto report = ampbench::train::Experiment(config, torch::kCPU).run();
   const auto& trial = report.trials.at(0);
-  ASSERT_EQ(trial.status, "ok");
+  ASSERT_EQ(trial.status, ampbench::train::TrialStatus::ok);
   ASSERT_TRUE(trial.loss_scale_trace);
 
   // What the Experiment trained on, rebuilt from the seed and proven the same by its checksums.
   auto dataset = ampbench::data::load_dataset(config.data, torch::kCPU);
   torch::manual_seed(config.seed);
-  auto model = ampbench::models::find_model("mlp")->build(config.model.options,
-                                                          {dataset.sample_shape, dataset.num_classes});
+  auto model = config.model.spec->build();
   std::vector<torch::Tensor> orders;
   for (int64_t epoch = 1; epoch <= config.train.epochs; ++epoch)
     orders.push_back(ampbench::data::epoch_order(config.seed, epoch, dataset.train_size()));
@@ -183,10 +183,10 @@ TEST_F(PythonParity, Fp16TrainingHasPyTorchsLossScaleTrajectoryAndSkippedSteps) 
   saved.insert("train_inputs", dataset.train_inputs);
   saved.insert("train_labels", dataset.train_labels);
   saved.insert("orders", torch::stack(orders));
-  const auto& o = config.train.optimizer;
+  const auto& o = std::get<ampbench::optim::SgdOptions>(config.train.optimizer);
   const auto& s = config.precision.grad_scaler;
   saved.insert("hyper",
-               torch::tensor({o.lr, o.momentum, o.weight_decay, s.init_scale, s.growth_factor,
+               torch::tensor({o.lr(), o.momentum(), o.weight_decay(), s.init_scale, s.growth_factor,
                               s.backoff_factor, double(s.growth_interval), double(config.train.batch_size)},
                              torch::kFloat64));
   auto bytes = torch::pickle_save(saved);

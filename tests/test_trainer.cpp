@@ -6,12 +6,12 @@
 #include "config/experiment_config.h"
 #include "data/batch_order.h"
 #include "data/load_dataset.h"
+#include "experiment_runs.h"
 #include "measure/device.h"
 #include "models/registry.h"
 #include "train/classification_loss.h"
 #include "train/experiment.h"
 #include "train/first_batch_gradient.h"
-#include "train/per_step_buffer.h"
 #include "train/trainer.h"
 
 namespace {
@@ -33,12 +33,29 @@ nlohmann::json fp16_config(int64_t accumulation_steps, double init_scale) {
       {"device", "cpu"}};
 }
 
-ampbench::report::RunReport run(const nlohmann::json& doc) {
+using ampbench::train::TrialRecord;
+using ampbench::train::TrialStatus;
+
+ampbench::train::ExperimentResult run(const nlohmann::json& doc) {
   return ampbench::train::Experiment(ampbench::config::parse_experiment_config(doc), torch::kCPU).run();
 }
 
-ampbench::report::TrialRecord run_fp16(int64_t accumulation_steps) {
-  return run(fp16_config(accumulation_steps, 1.0)).trials.at(0);
+// One fp16 trial on its own: the Trainer without an Experiment around it.
+TrialRecord train_alone(const ampbench::config::ExperimentConfig& config,
+                        const ampbench::data::Dataset& dataset, ampbench::amp::PrecisionMode mode,
+                        ampbench::models::Network& model) {
+  TrialRecord record;
+  ampbench::train::Trainer(ampbench::train::TrainerOptions::from(config), dataset, torch::kCPU)
+      .run(mode, model, record);
+  return record;
+}
+
+TrialRecord run_fp16(int64_t accumulation_steps) {
+  auto config = ampbench::config::parse_experiment_config(fp16_config(accumulation_steps, 1.0));
+  auto dataset = ampbench::data::load_dataset(config.data, torch::kCPU);
+  torch::manual_seed(config.seed);
+  auto model = config.model.spec->build();
+  return train_alone(config, dataset, ampbench::amp::PrecisionMode::fp16, *model);
 }
 
 }  // namespace
@@ -87,8 +104,10 @@ TEST(Trainer, AccumulatingTwoHalfBatchesTrainsLikeOneWholeBatch) {
 }
 
 TEST(Trainer, AScaleThatOverflowsFp16BacksOffEveryStepAndIsReportedAsACollapse) {
-  auto report = run(fp16_config(1, 1e30));  // scaled gradients overflow fp16 for dozens of halvings
-  const auto& trial = report.trials.at(0);
+  // Scaled gradients overflow fp16 for dozens of halvings.
+  auto report =
+      ampbench::testing::run_and_analyse(ampbench::config::parse_experiment_config(fp16_config(1, 1e30)));
+  const auto& trial = report.measured.trials.at(0);
   ASSERT_TRUE(trial.loss_scale_trace);
   const auto& trace = *trial.loss_scale_trace;
   EXPECT_EQ(trace.skipped_steps, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
@@ -96,10 +115,10 @@ TEST(Trainer, AScaleThatOverflowsFp16BacksOffEveryStepAndIsReportedAsACollapse) 
   EXPECT_EQ(trace.min_scale, static_cast<double>(1e30f) / 256.0);
   EXPECT_EQ(trial.epochs.at(0).skipped_steps, 8);
   bool collapse = false;
-  for (const auto& w : report.warnings) collapse |= w.kind == "scale_collapse";
+  for (const auto& w : report.warnings) collapse |= w.kind == ampbench::report::WarningKind::scale_collapse;
   EXPECT_TRUE(collapse);
   // Even 64 back-offs from 1e30 leave the scaled gradients beyond fp16: no fp16 gradient to compare.
-  EXPECT_TRUE(report.grad_cosine_vs_fp32.empty());
+  EXPECT_TRUE(report.measured.grad_cosine_vs_fp32.empty());
 }
 
 TEST(Trainer, StaticMemoryIsWeightsGradientsAndMomentumTheSameInEveryMode) {
@@ -126,16 +145,16 @@ TEST(Trainer, StaticMemoryIsWeightsGradientsAndMomentumTheSameInEveryMode) {
 TEST(Trainer, TheFirstBatchGradientMatchesItselfInFp32AndIsCloseInBf16) {
   auto config = ampbench::config::parse_experiment_config(fp16_config(1, 1.0));
   auto dataset = ampbench::data::load_dataset(config.data, torch::kCPU);
-  const auto& entry = *ampbench::models::find_model("mlp");
   torch::manual_seed(0);
-  auto model = entry.build(config.model.options, {dataset.sample_shape, dataset.num_classes});
+  auto model = config.model.spec->build();
   using ampbench::amp::PrecisionMode;
+  auto options = ampbench::train::TrainerOptions::from(config);
   auto fp32 =
-      ampbench::train::first_batch_gradient(PrecisionMode::fp32, *model, config, dataset, torch::kCPU);
+      ampbench::train::first_batch_gradient(PrecisionMode::fp32, *model, options, dataset, torch::kCPU);
   auto again =
-      ampbench::train::first_batch_gradient(PrecisionMode::fp32, *model, config, dataset, torch::kCPU);
+      ampbench::train::first_batch_gradient(PrecisionMode::fp32, *model, options, dataset, torch::kCPU);
   auto bf16 =
-      ampbench::train::first_batch_gradient(PrecisionMode::bf16, *model, config, dataset, torch::kCPU);
+      ampbench::train::first_batch_gradient(PrecisionMode::bf16, *model, options, dataset, torch::kCPU);
   ASSERT_TRUE(fp32 && again && bf16);
   EXPECT_EQ(fp32->numel(), (8 * 8 + 8) + (8 * 3 + 3));
   EXPECT_NEAR(ampbench::train::gradient_cosine(*fp32, *again), 1.0, 1e-12);
@@ -143,9 +162,9 @@ TEST(Trainer, TheFirstBatchGradientMatchesItselfInFp32AndIsCloseInBf16) {
   EXPECT_GT(bf16_cosine, 0.99);
   EXPECT_LT(bf16_cosine, 1.0);  // bf16 rounds: not the same gradient
   // fp16 from a scale that overflows: backed off, as the GradScaler would, until the gradients fit.
-  config.precision.grad_scaler.init_scale = std::pow(2.0, 30);
+  options.grad_scaler.init_scale = std::pow(2.0, 30);
   auto fp16 =
-      ampbench::train::first_batch_gradient(PrecisionMode::fp16, *model, config, dataset, torch::kCPU);
+      ampbench::train::first_batch_gradient(PrecisionMode::fp16, *model, options, dataset, torch::kCPU);
   ASSERT_TRUE(fp16);
   EXPECT_GT(ampbench::train::gradient_cosine(*fp16, *fp32), 0.99);
 }
@@ -165,7 +184,7 @@ TEST(Trainer, ChannelsLastTrainsAResNetToTheSameLossAsContiguous) {
   auto nchw = resnet(false), nhwc = resnet(true);
   EXPECT_FALSE(nchw.channels_last);
   EXPECT_TRUE(nhwc.channels_last);
-  ASSERT_EQ(nhwc.status, "ok");
+  ASSERT_EQ(nhwc.status, TrialStatus::ok);
   // The same arithmetic in another memory order: equal up to the kernels' rounding (0.06 % seen).
   EXPECT_NEAR(nhwc.epochs.at(0).val_loss, nchw.epochs.at(0).val_loss, 5e-3 * nchw.epochs.at(0).val_loss);
 }
@@ -177,15 +196,11 @@ TEST(Trainer, DataLeftInHostMemoryTrainsTheSameAsStagedData) {
   on_host.staged = false;  // as when the data set does not fit on the device: batches cut on the host
   auto train = [&](const ampbench::data::Dataset& dataset) {
     torch::manual_seed(0);
-    auto model = ampbench::models::find_model("mlp")->build(config.model.options,
-                                                            {dataset.sample_shape, dataset.num_classes});
-    ampbench::report::TrialRecord record;
-    ampbench::train::Trainer(config, dataset, torch::kCPU)
-        .run(ampbench::amp::PrecisionMode::fp16, *model, record);
-    return record;
+    auto model = config.model.spec->build();
+    return train_alone(config, dataset, ampbench::amp::PrecisionMode::fp16, *model);
   };
   auto a = train(staged), b = train(on_host);
-  ASSERT_EQ(b.status, "ok");
+  ASSERT_EQ(b.status, TrialStatus::ok);
   EXPECT_EQ(a.epochs.at(0).val_loss, b.epochs.at(0).val_loss);
   EXPECT_EQ(a.data_order_checksum, b.data_order_checksum);
 }
@@ -199,11 +214,8 @@ TEST(Trainer, TheTrainingLossIsTheMeanOfTheTimedStepsLossesWarmUpLeftOut) {
   doc["train"]["optimizer"] = {{"type", "sgd"}, {"lr", 1e-30}, {"momentum", 0.0}};
   auto config = ampbench::config::parse_experiment_config(doc);
   auto dataset = ampbench::data::load_dataset(config.data, torch::kCPU);
-  ampbench::models::InputSpec input{dataset.sample_shape, dataset.num_classes, false};
-  auto model = ampbench::models::find_model("mlp")->build(config.model.options, input);
-  ampbench::report::TrialRecord record;
-  ampbench::train::Trainer(config, dataset, torch::kCPU)
-      .run(ampbench::amp::PrecisionMode::fp32, *model, record);
+  auto model = config.model.spec->build();
+  const auto record = train_alone(config, dataset, ampbench::amp::PrecisionMode::fp32, *model);
 
   auto order = ampbench::data::epoch_order(config.seed, 1, dataset.train_size());
   std::vector<double> losses;
@@ -222,43 +234,6 @@ TEST(Trainer, TheTrainingLossIsTheMeanOfTheTimedStepsLossesWarmUpLeftOut) {
   EXPECT_GT(std::abs(all / 8.0 - timed / 5.0), 1e-6);  // the warm-up steps would show
 }
 
-namespace {
-
-// Rows written out of order, with fp32 values (the CPU's plain store) and fp64 ones (the copy through
-// the moving row view, the path every write takes on a GPU), land each in its own row.
-void expect_each_write_in_its_own_row(const torch::Device& device) {
-  ampbench::train::PerStepBuffer buffer(device, 5, {2}, -1.0f);
-  auto on = torch::TensorOptions().device(device);
-  buffer.write(3, torch::tensor({4.0f, -4.0f}, on));
-  buffer.write(0, torch::tensor({1.0, -1.0}, on.dtype(torch::kFloat64)));
-  buffer.write(4, torch::tensor({5.0f, -5.0f}, on));
-  buffer.write(1, torch::tensor({2.0, -2.0}, on.dtype(torch::kFloat64)));
-  auto expected = torch::tensor({{1.0f, -1.0f}, {2.0f, -2.0f}, {-1.0f, -1.0f}, {4.0f, -4.0f}, {5.0f, -5.0f}});
-  EXPECT_TRUE(torch::equal(buffer.values().cpu(), expected)) << buffer.values();
-  EXPECT_THROW(buffer.write(5, torch::zeros({2}, on)), c10::Error);
-  EXPECT_THROW(buffer.write(-1, torch::zeros({2}, on)), c10::Error);
-  EXPECT_THROW(buffer.write(2, torch::zeros({2, 1}, on)), c10::Error);  // same count, another shape
-  // Scalar rows, written from a value that requires grad, as the training loss is.
-  ampbench::train::PerStepBuffer losses(device, 3, {}, 0.0f);
-  auto weight = torch::ones({}, on.requires_grad(true));
-  losses.write(1, weight * 7.0f);
-  losses.write(2, (weight * 9.0).to(torch::kFloat64));
-  EXPECT_TRUE(torch::equal(losses.values().cpu(), torch::tensor({0.0f, 7.0f, 9.0f}))) << losses.values();
-  losses.fill(0.5f);
-  EXPECT_TRUE(torch::equal(losses.values().cpu(), torch::full({3}, 0.5f)));
-}
-
-}  // namespace
-
-TEST(PerStepBuffer, EachWriteLandsInItsOwnRowAndNowhereElse) {
-  expect_each_write_in_its_own_row(torch::kCPU);
-}
-
-TEST(PerStepBuffer, EachWriteLandsInItsOwnRowOnAGpu) {
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
-  expect_each_write_in_its_own_row(torch::kCUDA);
-}
-
 TEST(Trainer, TheLossScaleTraceOnAGpuRecordsEveryChangeAtItsStep) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
   auto doc = fp16_config(1, 1.0);
@@ -267,7 +242,8 @@ TEST(Trainer, TheLossScaleTraceOnAGpuRecordsEveryChangeAtItsStep) {
                                            ampbench::measure::resolve_device("cuda"))
                    .run()
                    .trials.at(0);
-  ASSERT_TRUE(trial.loss_scale_trace) << trial.status << ": " << trial.detail.value_or("");
+  ASSERT_TRUE(trial.loss_scale_trace)
+      << ampbench::train::to_string(trial.status) << ": " << trial.detail.value_or("");
   std::vector<std::pair<int64_t, double>> doubling;
   for (int64_t step = 1; step <= 8; ++step) doubling.emplace_back(step, std::pow(2.0, double(step)));
   EXPECT_EQ(trial.loss_scale_trace->changes, doubling);

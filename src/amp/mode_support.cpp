@@ -18,7 +18,7 @@ ModeCaveat no_16bit_arithmetic(const std::string& reason, measure::CpuArchitectu
   const std::string where = architecture == measure::CpuArchitecture::x86
                                 ? "a CPU with AMX (Intel Xeon 4th generation or newer)"
                                 : "an Arm CPU with asimdhp and bf16 (Neoverse V1, N2 or newer)";
-  return {"no_16bit_arithmetic", reason,
+  return {ModeCaveat::Kind::no_16bit_arithmetic, reason,
           "compare on " + where + " or on a GPU to see what 16-bit arithmetic buys"};
 }
 
@@ -68,7 +68,7 @@ ModeSupport check_mode_support(PrecisionMode mode, c10::DeviceType device_type,
   if (mode == PrecisionMode::fp16 && !at_least(c, 7, 0)) {
     return {
         {},
-        ModeCaveat{"no_tensor_cores",
+        ModeCaveat{ModeCaveat::Kind::no_tensor_cores,
                    "this GPU (compute capability " + text(c) +
                        ") has no tensor cores: fp16 runs on ordinary CUDA cores, so expect little speed-up",
                    "compare on a GPU of compute capability 7.0 or newer to see what fp16 buys there"}};

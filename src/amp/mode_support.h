@@ -18,7 +18,8 @@ struct ComputeCapability {
 // What the reader of a report should know about a mode that runs here: the warning's kind, why, and
 // what to do about it.
 struct ModeCaveat {
-  std::string kind;  // no_tensor_cores, no_16bit_arithmetic
+  enum class Kind { no_tensor_cores, no_16bit_arithmetic };
+  Kind kind = Kind::no_tensor_cores;
   std::string reason;
   std::string advice;
 };

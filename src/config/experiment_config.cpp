@@ -8,12 +8,16 @@
 #include <optional>
 #include <sstream>
 
-#include "config/json_reader.h"
 #include "measure/device.h"
 #include "models/registry.h"
+#include "util/enum_names.h"
+#include "util/json_reader.h"
 
 namespace ampbench::config {
 namespace {
+
+using util::InputError;
+using util::ObjectReader;
 
 // Sample counts of a file source: limits, 0 (the default) meaning all the files hold.
 void parse_limits(ObjectReader& source, data::DataOptions& out) {
@@ -21,69 +25,94 @@ void parse_limits(ObjectReader& source, data::DataOptions& out) {
   out.val_samples = source.integer("val_samples", 0, 0);
 }
 
-// "data" holds exactly one source.
-data::DataOptions parse_data(ObjectReader data, uint64_t seed) {
+void parse_synthetic(ObjectReader& source, data::DataOptions& out, uint64_t seed) {
+  out.train_samples = source.integer("train_samples", out.train_samples, 1);
+  out.val_samples = source.integer("val_samples", out.val_samples, 1);
+  out.shape = source.integer_list("shape", out.shape, 1);
+  if (out.shape.size() > 4) {
+    throw InputError(source.path_of("shape"),
+                     "expected 1 to 4 dimensions, got " + std::to_string(out.shape.size()));
+  }
+  out.classes = source.integer("classes", out.classes, 2);
+  out.seed = static_cast<uint64_t>(source.integer("seed", static_cast<int64_t>(seed), 0));
+}
+
+void parse_synthetic_tokens(ObjectReader& source, data::DataOptions& out, uint64_t seed) {
+  out.train_samples = source.integer("train_samples", 1024, 1);
+  out.val_samples = source.integer("val_samples", 256, 1);
+  out.shape = {source.integer("context", 64, 1, 1 << 20)};
+  out.classes = source.integer("vocab", 256, 2, 1 << 24);
+  out.branching = source.integer("branching", out.branching, 1, 1 << 20);
+  out.seed = static_cast<uint64_t>(source.integer("seed", static_cast<int64_t>(seed), 0));
+}
+
+// MNIST and CIFAR-10: a folder of files whose format fixes the images' shape and the classes.
+void parse_image_files(ObjectReader& source, data::DataOptions& out) {
+  out.dir = source.required_string("dir");
+  parse_limits(source, out);
+  out.shape = out.source == data::DataSource::mnist ? std::vector<int64_t>{1, 28, 28}
+                                                    : std::vector<int64_t>{3, 32, 32};
+  out.classes = 10;
+}
+
+void parse_token_files(ObjectReader& source, data::DataOptions& out) {
+  out.dir = source.required_string("dir");
+  parse_limits(source, out);
+  out.shape = {source.integer("context", 1024, 1, 1 << 20)};
+  out.classes = source.integer("vocab", 50257, 2, 65536);  // uint16 ids
+}
+
+const std::vector<std::pair<std::string, data::DataSource>>& data_sources() {
   using data::DataSource;
-  const std::vector<std::pair<std::string, DataSource>> sources{
+  static const std::vector<std::pair<std::string, DataSource>> sources{
       {"synthetic", DataSource::synthetic},
       {"synthetic_tokens", DataSource::synthetic_tokens},
       {"mnist", DataSource::mnist},
       {"cifar10", DataSource::cifar10},
       {"tokens", DataSource::tokens}};
+  return sources;
+}
+
+// The one source key under "data": an unknown key or a second source is an error.
+std::pair<std::string, data::DataSource> chosen_source(ObjectReader& data) {
   std::string names;
-  std::optional<std::pair<std::string, DataSource>> chosen;
-  for (const auto& source : sources) {
+  std::optional<std::pair<std::string, data::DataSource>> chosen;
+  for (const auto& source : data_sources()) {
     names += (names.empty() ? "" : ", ") + source.first;
     if (!data.has(source.first)) continue;
     if (chosen) {
-      throw ConfigError(data.path_of(source.first),
-                        "a second data source; /data holds exactly one (" + chosen->first + " is given)");
+      throw InputError(data.path_of(source.first),
+                       "a second data source; /data holds exactly one (" + chosen->first + " is given)");
     }
     chosen = source;
   }
   if (!chosen) {
     data.finish();  // names an unknown key, with a did-you-mean
-    throw ConfigError(data.path(), "expected exactly one data source: " + names);
+    throw InputError(data.path(), "expected exactly one data source: " + names);
   }
-  ObjectReader source = data.required_object(chosen->first);
+  return *chosen;
+}
+
+// "data" holds exactly one source.
+data::DataOptions parse_data(ObjectReader data, uint64_t seed) {
+  const auto [name, kind] = chosen_source(data);
+  ObjectReader source = data.required_object(name);
   data.finish();
   data::DataOptions out;
-  out.source = chosen->second;
+  out.source = kind;
   switch (out.source) {
-    case DataSource::synthetic:
-      out.train_samples = source.integer("train_samples", out.train_samples, 1);
-      out.val_samples = source.integer("val_samples", out.val_samples, 1);
-      out.shape = source.integer_list("shape", out.shape, 1);
-      if (out.shape.size() > 4) {
-        throw ConfigError(source.path_of("shape"),
-                          "expected 1 to 4 dimensions, got " + std::to_string(out.shape.size()));
-      }
-      out.classes = source.integer("classes", out.classes, 2);
-      out.seed = static_cast<uint64_t>(source.integer("seed", static_cast<int64_t>(seed), 0));
+    case data::DataSource::synthetic:
+      parse_synthetic(source, out, seed);
       break;
-    case DataSource::synthetic_tokens:
-      out.train_samples = source.integer("train_samples", 1024, 1);
-      out.val_samples = source.integer("val_samples", 256, 1);
-      out.shape = {source.integer("context", 64, 1, 1 << 20)};
-      out.classes = source.integer("vocab", 256, 2, 1 << 24);
-      out.branching = source.integer("branching", out.branching, 1, 1 << 20);
-      out.seed = static_cast<uint64_t>(source.integer("seed", static_cast<int64_t>(seed), 0));
+    case data::DataSource::synthetic_tokens:
+      parse_synthetic_tokens(source, out, seed);
       break;
-    case DataSource::mnist:
-    case DataSource::cifar10:
-      out.dir = source.required_string("dir");
-      out.dir_pointer = source.path_of("dir");
-      parse_limits(source, out);
-      out.shape =
-          out.source == DataSource::mnist ? std::vector<int64_t>{1, 28, 28} : std::vector<int64_t>{3, 32, 32};
-      out.classes = 10;
+    case data::DataSource::mnist:
+    case data::DataSource::cifar10:
+      parse_image_files(source, out);
       break;
-    case DataSource::tokens:
-      out.dir = source.required_string("dir");
-      out.dir_pointer = source.path_of("dir");
-      parse_limits(source, out);
-      out.shape = {source.integer("context", 1024, 1, 1 << 20)};
-      out.classes = source.integer("vocab", 50257, 2, 65536);  // uint16 ids
+    case data::DataSource::tokens:
+      parse_token_files(source, out);
       break;
   }
   source.finish();
@@ -134,26 +163,46 @@ nlohmann::json data_json(const data::DataOptions& d) {
   return {{data::to_string(d.source), source}};
 }
 
-OptimizerConfig parse_optimizer(ObjectReader optimizer) {
-  OptimizerConfig out;
-  std::string type = optimizer.string("type", "sgd");
+optim::SgdOptions parse_sgd(ObjectReader& optimizer) {
+  optim::SgdOptions out;
+  out.lr(optimizer.number("lr", out.lr(), 0.0, 1e6, /*exclusive_min=*/true));
+  out.momentum(optimizer.number("momentum", out.momentum(), 0.0, 1.0));
+  out.weight_decay(optimizer.number("weight_decay", out.weight_decay(), 0.0, 1e6));
+  return out;
+}
+
+optim::AdamWOptions parse_adamw(ObjectReader& optimizer) {
+  optim::AdamWOptions out;
+  out.lr(optimizer.number("lr", out.lr(), 0.0, 1e6, /*exclusive_min=*/true));
+  out.weight_decay(optimizer.number("weight_decay", out.weight_decay(), 0.0, 1e6));
+  out.beta1(optimizer.number("beta1", out.beta1(), 0.0, 1.0));
+  out.beta2(optimizer.number("beta2", out.beta2(), 0.0, 1.0));
+  out.eps(optimizer.number("eps", out.eps(), 0.0, 1.0, /*exclusive_min=*/true));
+  return out;
+}
+
+optim::OptimizerOptions parse_optimizer(ObjectReader optimizer) {
+  const std::string type = optimizer.string("type", "sgd");
+  optim::OptimizerOptions out;
   if (type == "sgd") {
-    out.kind = OptimizerKind::sgd;
-    out.lr = optimizer.number("lr", 0.05, 0.0, 1e6, /*exclusive_min=*/true);
-    out.momentum = optimizer.number("momentum", 0.9, 0.0, 1.0);
-    out.weight_decay = optimizer.number("weight_decay", 5e-4, 0.0, 1e6);
+    out = parse_sgd(optimizer);
   } else if (type == "adamw") {
-    out.kind = OptimizerKind::adamw;
-    out.lr = optimizer.number("lr", 1e-3, 0.0, 1e6, true);
-    out.weight_decay = optimizer.number("weight_decay", 1e-2, 0.0, 1e6);
-    out.beta1 = optimizer.number("beta1", 0.9, 0.0, 1.0);
-    out.beta2 = optimizer.number("beta2", 0.999, 0.0, 1.0);
-    out.eps = optimizer.number("eps", 1e-8, 0.0, 1.0, true);
+    out = parse_adamw(optimizer);
   } else {
-    throw ConfigError(optimizer.path_of("type"), "expected \"sgd\" or \"adamw\", got \"" + type + "\"");
+    throw InputError(optimizer.path_of("type"), "expected \"sgd\" or \"adamw\", got \"" + type + "\"");
   }
   optimizer.finish();
   return out;
+}
+
+nlohmann::json optimizer_json(const optim::OptimizerOptions& options) {
+  if (const auto* adamw = std::get_if<optim::AdamWOptions>(&options)) {
+    return {{"type", "adamw"},         {"lr", adamw->lr()},       {"weight_decay", adamw->weight_decay()},
+            {"beta1", adamw->beta1()}, {"beta2", adamw->beta2()}, {"eps", adamw->eps()}};
+  }
+  const auto& sgd = std::get<optim::SgdOptions>(options);
+  return {
+      {"type", "sgd"}, {"lr", sgd.lr()}, {"weight_decay", sgd.weight_decay()}, {"momentum", sgd.momentum()}};
 }
 
 TrainConfig parse_train(ObjectReader train) {
@@ -175,18 +224,17 @@ PrecisionConfig parse_precision(ObjectReader precision) {
   if (precision.has("modes")) {
     auto names = precision.string_list("modes", {});
     if (names.empty()) {
-      throw ConfigError(precision.path_of("modes"),
-                        "expected at least one of " + amp::precision_mode_names());
+      throw InputError(precision.path_of("modes"), "expected at least one of " + amp::precision_mode_names());
     }
     out.modes.clear();
     for (size_t i = 0; i < names.size(); ++i) {
       std::string where = precision.path_of("modes") + "/" + std::to_string(i);
       auto mode = amp::parse_precision_mode(names[i]);
       if (!mode)
-        throw ConfigError(
-            where, "unknown mode \"" + names[i] + "\"; expected one of " + amp::precision_mode_names());
+        throw InputError(where,
+                         "unknown mode \"" + names[i] + "\"; expected one of " + amp::precision_mode_names());
       if (std::find(out.modes.begin(), out.modes.end(), *mode) != out.modes.end()) {
-        throw ConfigError(where, "mode \"" + names[i] + "\" is listed twice");
+        throw InputError(where, "mode \"" + names[i] + "\" is listed twice");
       }
       out.modes.push_back(*mode);
     }
@@ -197,7 +245,7 @@ PrecisionConfig parse_precision(ObjectReader precision) {
   s.growth_factor = scaler.number("growth_factor", s.growth_factor, 1.0, 1e6, true);
   s.backoff_factor = scaler.number("backoff_factor", s.backoff_factor, 0.0, 1.0, true);
   if (s.backoff_factor >= 1.0) {
-    throw ConfigError(scaler.path_of("backoff_factor"), "expected a number > 0 and < 1, got 1");
+    throw InputError(scaler.path_of("backoff_factor"), "expected a number > 0 and < 1, got 1");
   }
   s.growth_interval =
       scaler.integer("growth_interval", s.growth_interval, 1, std::numeric_limits<int32_t>::max());
@@ -207,30 +255,42 @@ PrecisionConfig parse_precision(ObjectReader precision) {
   return out;
 }
 
-// "gates": {"min_speedup": {"bf16": 1.2}, "max_val_loss_delta": {...}, "max_memory_ratio": {...}}
-report::Gates parse_gates(ObjectReader gates, const std::vector<amp::PrecisionMode>& modes) {
-  report::Gates out;
-  auto read = [&](const char* key, std::map<amp::PrecisionMode, double>& thresholds, double min, double max) {
-    ObjectReader per_mode = gates.object(key);
-    for (const auto& name : per_mode.keys()) {
-      auto mode = amp::parse_precision_mode(name);
-      if (!mode) {
-        throw ConfigError(per_mode.path_of(name),
-                          "unknown mode \"" + name + "\"; expected one of " + amp::precision_mode_names());
-      }
-      if (std::find(modes.begin(), modes.end(), *mode) == modes.end()) {
-        throw ConfigError(per_mode.path_of(name), "mode \"" + name + "\" is not in /precision/modes");
-      }
-      thresholds[*mode] = per_mode.number(name, 0.0, min, max);
+// The thresholds of one gate: {"bf16": 1.2, ...}, each mode one that runs.
+std::map<amp::PrecisionMode, double> parse_thresholds(ObjectReader per_mode,
+                                                      const std::vector<amp::PrecisionMode>& modes,
+                                                      double min, double max) {
+  std::map<amp::PrecisionMode, double> thresholds;
+  for (const auto& name : per_mode.keys()) {
+    auto mode = amp::parse_precision_mode(name);
+    if (!mode) {
+      throw InputError(per_mode.path_of(name),
+                       "unknown mode \"" + name + "\"; expected one of " + amp::precision_mode_names());
     }
-    per_mode.finish();
+    if (std::find(modes.begin(), modes.end(), *mode) == modes.end()) {
+      throw InputError(per_mode.path_of(name), "mode \"" + name + "\" is not in /precision/modes");
+    }
+    thresholds[*mode] = per_mode.number(name, 0.0, min, max);
+  }
+  per_mode.finish();
+  return thresholds;
+}
+
+// "gates": {"min_speedup": {"bf16": 1.2}, "max_val_loss_delta": {...}, "max_memory_ratio": {...}}
+Gates parse_gates(ObjectReader gates, const std::vector<amp::PrecisionMode>& modes) {
+  struct Range {
+    Gate gate;
+    double min, max;
   };
-  read("min_speedup", out.min_speedup, 0.0, 1e6);
-  read("max_val_loss_delta", out.max_val_loss_delta, -1e6, 1e6);
-  read("max_memory_ratio", out.max_memory_ratio, 0.0, 1e6);
+  Gates out;
+  for (const auto& [gate, min, max] :
+       {Range{Gate::min_speedup, 0.0, 1e6}, Range{Gate::max_val_loss_delta, -1e6, 1e6},
+        Range{Gate::max_memory_ratio, 0.0, 1e6}}) {
+    auto thresholds = parse_thresholds(gates.object(std::string(to_string(gate))), modes, min, max);
+    if (!thresholds.empty()) out[gate] = std::move(thresholds);
+  }
   gates.finish();
   if (!out.empty() && std::find(modes.begin(), modes.end(), amp::PrecisionMode::fp32) == modes.end()) {
-    throw ConfigError(gates.path(), "gates compare against fp32, which is not in /precision/modes");
+    throw InputError(gates.path(), "gates compare against fp32, which is not in /precision/modes");
   }
   return out;
 }
@@ -246,7 +306,7 @@ std::map<amp::PrecisionMode, double> parse_peak_tflops(ObjectReader& root,
     return out;
   }
   if (!root.is_object("peak_tflops")) {
-    throw ConfigError(
+    throw InputError(
         root.path_of("peak_tflops"),
         "expected a number (TFLOP/s for every mode) or per-mode numbers such as {\"bf16\": 989}");
   }
@@ -254,8 +314,8 @@ std::map<amp::PrecisionMode, double> parse_peak_tflops(ObjectReader& root,
   for (const auto& name : per_mode.keys()) {
     auto mode = amp::parse_precision_mode(name);
     if (!mode) {
-      throw ConfigError(per_mode.path_of(name),
-                        "unknown mode \"" + name + "\"; expected one of " + amp::precision_mode_names());
+      throw InputError(per_mode.path_of(name),
+                       "unknown mode \"" + name + "\"; expected one of " + amp::precision_mode_names());
     }
     out[*mode] = per_mode.number(name, 0.0, 0.0, 1e9, true);
   }
@@ -263,15 +323,12 @@ std::map<amp::PrecisionMode, double> parse_peak_tflops(ObjectReader& root,
   return out;
 }
 
-nlohmann::json gates_json(const report::Gates& gates) {
+nlohmann::json gates_json(const Gates& gates) {
   nlohmann::json out = nlohmann::json::object();
-  auto write = [&](const char* key, const std::map<amp::PrecisionMode, double>& thresholds) {
-    if (thresholds.empty()) return;
-    for (const auto& [mode, value] : thresholds) out[key][std::string(amp::to_string(mode))] = value;
-  };
-  write("min_speedup", gates.min_speedup);
-  write("max_val_loss_delta", gates.max_val_loss_delta);
-  write("max_memory_ratio", gates.max_memory_ratio);
+  for (const auto& [gate, thresholds] : gates) {
+    for (const auto& [mode, value] : thresholds)
+      out[std::string(to_string(gate))][std::string(amp::to_string(mode))] = value;
+  }
   return out;
 }
 
@@ -281,91 +338,142 @@ nlohmann::json peak_tflops_json(const std::map<amp::PrecisionMode, double>& peak
   return out;
 }
 
-std::string optimizer_name(OptimizerKind kind) { return kind == OptimizerKind::sgd ? "sgd" : "adamw"; }
+// "model": its type, and its options read by the model for the configured data.
+ModelConfig parse_model(ObjectReader model, const data::DataOptions& data) {
+  ModelConfig out;
+  out.type = model.required_string("type");
+  const auto* entry = models::find_model(out.type);
+  if (!entry) {
+    throw InputError(model.path_of("type"),
+                     "unknown model \"" + out.type + "\"; expected one of " + models::model_names());
+  }
+  if (entry->language_model != data.is_language_model()) {
+    throw InputError(
+        model.path_of("type"),
+        entry->language_model
+            ? out.type + " is a language model: it needs token data (synthetic_tokens or tokens)"
+            : out.type + " classifies images or vectors: token data needs a language model (gpt)");
+  }
+  ObjectReader options = model.object("options");
+  const models::InputSpec input{data.shape, data.classes, data.is_language_model()};
+  try {
+    out.spec = entry->read(options, input);
+  } catch (const InputError& e) {
+    throw e.located(input_pointer(data));  // the model does not fit what the data gives it
+  }
+  model.finish();
+  return out;
+}
+
+std::string parse_name(ObjectReader& root) {
+  auto name = root.required_string("name");
+  // The run folder adds "-<UTC time>-N" (up to 20 bytes) and must fit a file name (255 bytes).
+  if (name.size() > 200) {
+    throw InputError("/name", "expected at most 200 bytes, got " + std::to_string(name.size()));
+  }
+  return name;
+}
+
+std::string parse_device(ObjectReader& root, const std::string& fallback) {
+  auto device = root.string("device", fallback);
+  if (!measure::is_valid_device_spec(device)) {
+    throw InputError(root.path_of("device"), "expected auto, cpu, cuda or cuda:N, got \"" + device + "\"");
+  }
+  return device;
+}
+
+// Combinations that no single field shows.
+void check_combinations(const ExperimentConfig& config) {
+  if (config.train.channels_last && (config.data.shape.size() != 3 || config.data.is_language_model())) {
+    throw InputError("/train/channels_last", "needs image inputs ([C, H, W] samples)");
+  }
+  if (config.data.sizes_known()) check_fits(config, config.data.train_samples);
+}
+
+nlohmann::json train_json(const TrainConfig& t) {
+  nlohmann::json train{{"epochs", t.epochs},
+                       {"batch_size", t.batch_size},
+                       {"optimizer", optimizer_json(t.optimizer)},
+                       {"accumulation_steps", t.accumulation_steps},
+                       {"warmup_steps", t.warmup_steps},
+                       {"cudnn_benchmark", t.cudnn_benchmark},
+                       {"channels_last", t.channels_last}};
+  if (t.clip_grad_norm) train["clip_grad_norm"] = *t.clip_grad_norm;
+  return train;
+}
+
+nlohmann::json precision_json(const PrecisionConfig& p) {
+  nlohmann::json modes = nlohmann::json::array();
+  for (auto mode : p.modes) modes.push_back(std::string(amp::to_string(mode)));
+  const auto& s = p.grad_scaler;
+  return {{"modes", modes},
+          {"grad_scaler",
+           {{"init_scale", s.init_scale},
+            {"growth_factor", s.growth_factor},
+            {"backoff_factor", s.backoff_factor},
+            {"growth_interval", s.growth_interval}}},
+          {"fidelity_tolerance", p.fidelity_tolerance}};
+}
 
 }  // namespace
+
+std::string_view to_string(Gate gate) {
+  static constexpr util::EnumNames<Gate, 3> kGateNames{{{Gate::min_speedup, "min_speedup"},
+                                                        {Gate::max_val_loss_delta, "max_val_loss_delta"},
+                                                        {Gate::max_memory_ratio, "max_memory_ratio"}}};
+  return util::name_of(kGateNames, gate);
+}
 
 ExperimentConfig parse_experiment_config(const nlohmann::json& document) {
   ObjectReader root(document, "");
   ExperimentConfig config;
-  config.name = root.required_string("name");
-  // The run folder adds "-<UTC time>-N" (up to 20 bytes) and must fit a file name (255 bytes).
-  if (config.name.size() > 200) {
-    throw ConfigError("/name", "expected at most 200 bytes, got " + std::to_string(config.name.size()));
-  }
-  config.seed = static_cast<uint64_t>(root.integer("seed", 0, 0));
-  config.repeats = root.integer("repeats", 1, 1, 1000);
+  config.name = parse_name(root);
+  config.seed = static_cast<uint64_t>(root.integer("seed", config.seed, 0));
+  config.repeats = root.integer("repeats", config.repeats, 1, 1000);
   config.data = parse_data(root.required_object("data"), config.seed);
   config.train = parse_train(root.object("train"));
   config.precision = parse_precision(root.object("precision"));
-  config.device = root.string("device", config.device);
-  if (!measure::is_valid_device_spec(config.device)) {
-    throw ConfigError(root.path_of("device"),
-                      "expected auto, cpu, cuda or cuda:N, got \"" + config.device + "\"");
-  }
+  config.device = parse_device(root, config.device);
   config.gates = parse_gates(root.object("gates"), config.precision.modes);
   config.peak_tflops = parse_peak_tflops(root, config.precision.modes);
   ObjectReader output = root.object("output");
   config.output_dir = output.string("dir", config.output_dir);
   output.finish();
-
-  ObjectReader model = root.required_object("model");
-  config.model.type = model.required_string("type");
-  const auto* entry = models::find_model(config.model.type);
-  if (!entry) {
-    throw ConfigError(model.path_of("type"), "unknown model \"" + config.model.type + "\"; expected one of " +
-                                                 models::model_names());
-  }
-  if (entry->language_model != config.data.is_language_model()) {
-    throw ConfigError(
-        model.path_of("type"),
-        entry->language_model
-            ? config.model.type + " is a language model: it needs token data (synthetic_tokens or tokens)"
-            : config.model.type + " classifies images or vectors: token data needs a language model (gpt)");
-  }
-  ObjectReader options = model.object("options");
-  models::InputSpec input{config.data.shape, config.data.classes, config.data.is_language_model()};
-  config.model.options = entry->resolve_options(options, input, input_pointer(config.data));
-  model.finish();
+  config.model = parse_model(root.required_object("model"), config.data);
   root.finish();
-
-  // Combinations that no single field shows.
-  if (config.train.channels_last && (config.data.shape.size() != 3 || config.data.is_language_model())) {
-    throw ConfigError("/train/channels_last", "needs image inputs ([C, H, W] samples)");
-  }
-  if (config.data.sizes_known()) check_fits(config, config.data.train_samples);
+  check_combinations(config);
   return config;
 }
 
 void check_fits(const ExperimentConfig& config, int64_t train_samples) {
   if (config.train.batch_size > train_samples) {
-    throw ConfigError("/train/batch_size", "is larger than the training set (" +
-                                               std::to_string(train_samples) + " samples in /data/" +
-                                               data::to_string(config.data.source) + ")");
+    throw InputError("/train/batch_size", "is larger than the training set (" +
+                                              std::to_string(train_samples) + " samples in /data/" +
+                                              data::to_string(config.data.source) + ")");
   }
   const int64_t steps = train_samples / config.train.batch_size;
   if (config.train.warmup_steps >= steps) {
-    throw ConfigError("/train/warmup_steps",
-                      "must be smaller than the steps in an epoch (" + std::to_string(steps) + ")");
+    throw InputError("/train/warmup_steps",
+                     "must be smaller than the steps in an epoch (" + std::to_string(steps) + ")");
   }
   // Accumulation does not carry over an epoch's end: more batches than an epoch has would make one small
   // optimizer step per epoch, which no one means.
   if (config.train.accumulation_steps > steps) {
-    throw ConfigError("/train/accumulation_steps",
-                      "must be at most the steps in an epoch (" + std::to_string(steps) + ")");
+    throw InputError("/train/accumulation_steps",
+                     "must be at most the steps in an epoch (" + std::to_string(steps) + ")");
   }
 }
 
 nlohmann::json read_config_file(const std::filesystem::path& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error))
-    throw ConfigError(path.string(), "is a directory, not a config file");
+    throw InputError(path.string(), "is a directory, not a config file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path.string(), std::string("cannot open: ") + std::strerror(errno));
+  if (!in) throw InputError(path.string(), std::string("cannot open: ") + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   try {
-    return parse_json_strictly(text.str());
+    return util::parse_json_strictly(text.str());
   } catch (const nlohmann::json::exception& e) {
     // Syntax errors, but also numbers too large for a double (out_of_range: found by fuzzing).
     // nlohmann prefixes "[json.exception.parse_error.101] "; the rest names what and where.
@@ -375,49 +483,21 @@ nlohmann::json read_config_file(const std::filesystem::path& path) {
       if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
     }
     auto bracket = message.find("] ");
-    throw ConfigError(
+    throw InputError(
         path.string(),
         "invalid JSON: " + (bracket == std::string::npos ? message : message.substr(bracket + 2)));
   }
 }
 
 nlohmann::json to_json(const ExperimentConfig& c) {
-  nlohmann::json modes = nlohmann::json::array();
-  for (auto mode : c.precision.modes) modes.push_back(std::string(amp::to_string(mode)));
-  nlohmann::json optimizer{{"type", optimizer_name(c.train.optimizer.kind)},
-                           {"lr", c.train.optimizer.lr},
-                           {"weight_decay", c.train.optimizer.weight_decay}};
-  if (c.train.optimizer.kind == OptimizerKind::sgd) {
-    optimizer["momentum"] = c.train.optimizer.momentum;
-  } else {
-    optimizer["beta1"] = c.train.optimizer.beta1;
-    optimizer["beta2"] = c.train.optimizer.beta2;
-    optimizer["eps"] = c.train.optimizer.eps;
-  }
-  nlohmann::json train{{"epochs", c.train.epochs},
-                       {"batch_size", c.train.batch_size},
-                       {"optimizer", optimizer},
-                       {"accumulation_steps", c.train.accumulation_steps},
-                       {"warmup_steps", c.train.warmup_steps},
-                       {"cudnn_benchmark", c.train.cudnn_benchmark},
-                       {"channels_last", c.train.channels_last}};
-  if (c.train.clip_grad_norm) train["clip_grad_norm"] = *c.train.clip_grad_norm;
-  const auto& s = c.precision.grad_scaler;
   return {
       {"name", c.name},
       {"seed", c.seed},
       {"repeats", c.repeats},
-      {"model", {{"type", c.model.type}, {"options", c.model.options}}},
+      {"model", {{"type", c.model.type}, {"options", c.model.spec->options_json()}}},
       {"data", data_json(c.data)},
-      {"train", train},
-      {"precision",
-       {{"modes", modes},
-        {"grad_scaler",
-         {{"init_scale", s.init_scale},
-          {"growth_factor", s.growth_factor},
-          {"backoff_factor", s.backoff_factor},
-          {"growth_interval", s.growth_interval}}},
-        {"fidelity_tolerance", c.precision.fidelity_tolerance}}},
+      {"train", train_json(c.train)},
+      {"precision", precision_json(c.precision)},
       {"device", c.device},
       {"output", {{"dir", c.output_dir}}},
       {"gates", gates_json(c.gates)},

@@ -28,7 +28,6 @@ struct DataOptions {
   uint64_t seed = 0;                      // synthetic sources
   int64_t branching = 4;                  // synthetic_tokens: likely successors of each token
   std::filesystem::path dir;              // file sources
-  std::string dir_pointer;                // the config's JSON pointer to `dir`, for error messages
 
   bool is_language_model() const {
     return source == DataSource::synthetic_tokens || source == DataSource::tokens;

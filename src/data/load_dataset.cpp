@@ -1,6 +1,5 @@
 #include "data/load_dataset.h"
 
-#include "config/config_error.h"
 #include "data/file_readers.h"
 #include "data/synthetic_dataset.h"
 
@@ -14,12 +13,12 @@ Dataset read(const DataOptions& options) {
     case DataSource::synthetic_tokens:
       return make_synthetic_tokens(options);
     case DataSource::mnist:
-      return read_mnist(options.dir, options.dir_pointer);
+      return read_mnist(options.dir);
     case DataSource::cifar10:
-      return read_cifar10(options.dir, options.dir_pointer);
+      return read_cifar10(options.dir);
     case DataSource::tokens:
       return read_token_files(options.dir, options.shape.at(0), options.classes, options.train_samples,
-                              options.val_samples, options.dir_pointer);
+                              options.val_samples);
   }
   throw std::logic_error("unknown data source");
 }

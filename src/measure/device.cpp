@@ -5,9 +5,9 @@
 
 #include <torch/cuda.h>
 
-#include "config/config_error.h"
 #include "measure/environment.h"
 #include "measure/gpu_info.h"
+#include "util/input_error.h"
 
 namespace ampbench::measure {
 
@@ -22,20 +22,18 @@ bool is_valid_device_spec(const std::string& spec) {
 
 torch::Device resolve_device(const std::string& spec) {
   if (!is_valid_device_spec(spec)) {
-    throw config::ConfigError("/device", "expected auto, cpu, cuda or cuda:N, got \"" + spec + "\"");
+    throw util::InputError("expected auto, cpu, cuda or cuda:N, got \"" + spec + "\"");
   }
   if (spec == "cpu") return torch::kCPU;
   if (spec == "auto") return torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::kCPU;
   if (!torch::cuda::is_available()) {
-    throw config::ConfigError("/device",
-                              spec + " requested, but this LibTorch has no CUDA or no GPU is visible");
+    throw util::InputError(spec + " requested, but this LibTorch has no CUDA or no GPU is visible");
   }
   // Parsed here, not by torch::Device(spec): its 8-bit index would wrap an index of 128 or more.
   const int index = spec == "cuda" ? 0 : std::stoi(spec.substr(5));
   if (index >= static_cast<int>(torch::cuda::device_count())) {
-    throw config::ConfigError(
-        "/device",
-        spec + " requested, but only " + std::to_string(torch::cuda::device_count()) + " GPU(s) are visible");
+    throw util::InputError(spec + " requested, but only " + std::to_string(torch::cuda::device_count()) +
+                           " GPU(s) are visible");
   }
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
 }

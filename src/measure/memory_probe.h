@@ -9,12 +9,12 @@
 
 namespace ampbench::measure {
 
-// Peak memory of one precision mode. Bytes are counted above the baseline held when the mode began
-// (the staged data set and the shared initial state), so the figure is what the mode itself needed:
-// its weights copy, gradients, optimizer state and activations.
+// Peak memory of one trial. Bytes are counted above the baseline held when the trial began (the staged
+// data set and the shared initial state), so the figure is what the trial itself needed: its weights
+// copy, gradients, optimizer state and activations.
 struct MemoryReading {
   std::string probe;                           // what measured it
-  int64_t baseline_bytes = 0;                  // held when the mode began
+  int64_t baseline_bytes = 0;                  // held when the trial began
   int64_t peak_bytes = 0;                      // peak allocated, above the baseline
   std::optional<int64_t> peak_reserved_bytes;  // CUDA caching allocator only: peak reserved, absolute
   // Held right after the first optimizer step, above the baseline: parameters, gradients and optimizer
@@ -32,7 +32,7 @@ class MemoryProbe {
   virtual ~MemoryProbe() = default;
   // Records the baseline and starts a new peak.
   virtual void begin() = 0;
-  // Records what is held now as the mode's static memory (see MemoryReading::static_bytes). A host-side
+  // Records what is held now as the trial's static memory (see MemoryReading::static_bytes). A host-side
   // counter read: no device sync.
   void mark_static() { static_bytes_ = current_bytes() - baseline_; }
   MemoryReading read() const {

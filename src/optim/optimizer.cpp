@@ -56,19 +56,19 @@ FusedSgd::FusedSgd(std::vector<torch::Tensor> params, SgdOptions options)
     : Optimizer(std::move(params)), options_(options) {
   // Zero-initialised buffers make the first step buf = grad, exactly PyTorch's first-step rule (no
   // dampening), and stay valid when that first step is skipped by the GradScaler.
-  if (options_.momentum != 0.0) momentum_buffers_ = zeros_like_each(this->params());
+  if (options_.momentum() != 0.0) momentum_buffers_ = zeros_like_each(this->params());
 }
 
 void FusedSgd::gather_state(const std::vector<size_t>& indices) {
-  if (options_.momentum != 0.0) gathered_momentum_buffers_ = select(momentum_buffers_, indices);
+  if (options_.momentum() != 0.0) gathered_momentum_buffers_ = select(momentum_buffers_, indices);
 }
 
 void FusedSgd::step(const std::optional<torch::Tensor>& found_inf) {
   torch::NoGradGuard no_grad;
   const auto& batch = gather_grads();
   if (batch.indices.empty()) return;
-  at::_fused_sgd_(batch.params, batch.grads, gathered_momentum_buffers_, options_.weight_decay,
-                  options_.momentum, options_.lr,
+  at::_fused_sgd_(batch.params, batch.grads, gathered_momentum_buffers_, options_.weight_decay(),
+                  options_.momentum(), options_.lr(),
                   /*dampening=*/0.0, /*nesterov=*/false, /*maximize=*/false, /*is_first_step=*/false,
                   /*grad_scale=*/std::nullopt, found_inf);
 }
@@ -93,10 +93,19 @@ void FusedAdamW::step(const std::optional<torch::Tensor>& found_inf) {
   // As torch.optim.AdamW(fused=True): count the step, and take it back on the device when it was skipped.
   at::_foreach_add_(gathered_steps_, 1);
   at::_fused_adamw_(batch.params, batch.grads, gathered_exp_avgs_, gathered_exp_avg_sqs_,
-                    /*max_exp_avg_sqs=*/{}, gathered_steps_, options_.lr, options_.beta1, options_.beta2,
-                    options_.weight_decay, options_.eps, /*amsgrad=*/false, /*maximize=*/false,
+                    /*max_exp_avg_sqs=*/{}, gathered_steps_, options_.lr(), options_.beta1(),
+                    options_.beta2(), options_.weight_decay(), options_.eps(), /*amsgrad=*/false,
+                    /*maximize=*/false,
                     /*grad_scale=*/std::nullopt, found_inf);
   if (found_inf) at::_foreach_add_(gathered_steps_, *found_inf, /*alpha=*/-1);
+}
+
+std::unique_ptr<Optimizer> make_optimizer(const OptimizerOptions& options,
+                                          std::vector<torch::Tensor> params) {
+  if (const auto* adamw = std::get_if<AdamWOptions>(&options)) {
+    return std::make_unique<FusedAdamW>(std::move(params), *adamw);
+  }
+  return std::make_unique<FusedSgd>(std::move(params), std::get<SgdOptions>(options));
 }
 
 }  // namespace ampbench::optim

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <memory>
 #include <optional>
+#include <variant>
 #include <vector>
 
 #include <torch/torch.h>
@@ -48,19 +50,24 @@ class Optimizer {
   std::vector<size_t> indices_scratch_;
 };
 
+// SGD with momentum and L2 weight decay; the defaults are ampbench's (a config's "sgd").
 struct SgdOptions {
-  double lr = 0.1;
-  double momentum = 0.0;
-  double weight_decay = 0.0;
+  TORCH_ARG(double, lr) = 0.05;
+  TORCH_ARG(double, momentum) = 0.9;
+  TORCH_ARG(double, weight_decay) = 5e-4;
 };
 
+// AdamW with decoupled weight decay; the defaults are torch.optim.AdamW's.
 struct AdamWOptions {
-  double lr = 1e-3;
-  double beta1 = 0.9;
-  double beta2 = 0.999;
-  double eps = 1e-8;
-  double weight_decay = 1e-2;
+  TORCH_ARG(double, lr) = 1e-3;
+  TORCH_ARG(double, beta1) = 0.9;
+  TORCH_ARG(double, beta2) = 0.999;
+  TORCH_ARG(double, eps) = 1e-8;
+  TORCH_ARG(double, weight_decay) = 1e-2;
 };
+
+// Which optimizer, with its settings.
+using OptimizerOptions = std::variant<SgdOptions, AdamWOptions>;
 
 class FusedSgd final : public Optimizer {
  public:
@@ -87,5 +94,8 @@ class FusedAdamW final : public Optimizer {
   std::vector<torch::Tensor> exp_avgs_, exp_avg_sqs_, steps_;
   std::vector<torch::Tensor> gathered_exp_avgs_, gathered_exp_avg_sqs_, gathered_steps_;
 };
+
+// The fused optimizer these options name, over `params`.
+std::unique_ptr<Optimizer> make_optimizer(const OptimizerOptions& options, std::vector<torch::Tensor> params);
 
 }  // namespace ampbench::optim

@@ -5,9 +5,9 @@
 #include <map>
 #include <sstream>
 
-#include "config/json_reader.h"
 #include "report/report.h"
 #include "report/text_table.h"
+#include "util/json_reader.h"
 
 namespace ampbench::report {
 namespace {
@@ -32,15 +32,15 @@ struct ReportFigures {
 // The first unfinished trial of each mode, from the report's "trials" array.
 std::map<std::string, std::string> read_unfinished_trials(const nlohmann::json& document) {
   if (!document.contains("trials") || !document["trials"].is_array()) {
-    throw config::ConfigError("/trials", "expected an array");
+    throw util::InputError("/trials", "expected an array");
   }
   const auto& trials = document["trials"];
   std::map<std::string, std::string> out;
   for (size_t i = 0; i < trials.size(); ++i) {
-    config::ObjectReader trial(trials[i], "/trials/" + std::to_string(i));
+    util::ObjectReader trial(trials[i], "/trials/" + std::to_string(i));
     const auto mode = trial.required_string("mode");
     const auto status = trial.required_string("status");
-    if (status == "ok" || out.contains(mode)) continue;
+    if (status == train::to_string(train::TrialStatus::ok) || out.contains(mode)) continue;
     const auto& detail = trials[i].contains("detail") ? trials[i]["detail"] : nlohmann::json();
     out[mode] = detail.is_string() ? status + ": " + detail.get<std::string>() : status;
   }
@@ -54,19 +54,19 @@ ReportFigures read_figures(const nlohmann::json& document, const std::string& na
   if (document.is_object() && document.contains("schema_version") &&
       document["schema_version"].is_number_integer() &&
       document["schema_version"].get<int64_t>() > kSchemaVersion) {
-    throw config::ConfigError(name, "schema version " + document["schema_version"].dump() +
-                                        " is newer than this ampbench reads (1 to " +
-                                        std::to_string(kSchemaVersion) + "): update ampbench to compare it");
+    throw util::InputError(name, "schema version " + document["schema_version"].dump() +
+                                     " is newer than this ampbench reads (1 to " +
+                                     std::to_string(kSchemaVersion) + "): update ampbench to compare it");
   }
   try {
-    config::ObjectReader root(document, "");
+    util::ObjectReader root(document, "");
     ReportFigures out;
     // Every version has the few figures a comparison reads, so a stored baseline stays comparable.
     root.required_integer("schema_version", 1);
     out.config_hash = root.object("environment").required_string("config_hash");
     out.model = root.object("config").object("model").required_string("type");
     if (!document.contains("complete") || !document["complete"].is_boolean()) {
-      throw config::ConfigError("/complete", "expected true or false");
+      throw util::InputError("/complete", "expected true or false");
     }
     out.complete = document["complete"].get<bool>();
     if (document.contains("stopped_by") && document["stopped_by"].is_string()) {
@@ -74,28 +74,28 @@ ReportFigures read_figures(const nlohmann::json& document, const std::string& na
     }
     out.unfinished = read_unfinished_trials(document);
     const auto& summary = document.at("summary");
-    if (!summary.is_array()) throw config::ConfigError("/summary", "expected an array");
+    if (!summary.is_array()) throw util::InputError("/summary", "expected an array");
     for (size_t i = 0; i < summary.size(); ++i) {
-      config::ObjectReader mode(summary[i], "/summary/" + std::to_string(i));
+      util::ObjectReader mode(summary[i], "/summary/" + std::to_string(i));
       ModeFigures f;
       f.mode = mode.required_string("mode");
       auto rate = mode.object("samples_per_second");
       if (!rate.has("median") || !summary[i]["samples_per_second"]["median"].is_number()) {
-        throw config::ConfigError(rate.path_of("median"), "expected a number");
+        throw util::InputError(rate.path_of("median"), "expected a number");
       }
       f.samples_per_second = summary[i]["samples_per_second"]["median"].get<double>();
       f.peak_bytes = mode.required_integer("peak_bytes", 0);
       if (!summary[i].contains("val_loss") || !summary[i]["val_loss"].is_number()) {
-        throw config::ConfigError(mode.path_of("val_loss"), "expected a number");
+        throw util::InputError(mode.path_of("val_loss"), "expected a number");
       }
       f.val_loss = summary[i]["val_loss"].get<double>();
       out.modes.push_back(f);
     }
     return out;
-  } catch (const config::ConfigError& e) {
-    throw config::ConfigError(name, std::string("not an ampbench report: ") + e.what());
+  } catch (const util::InputError& e) {
+    throw util::InputError(name, std::string("not an ampbench report: ") + e.what());
   } catch (const nlohmann::json::exception&) {
-    throw config::ConfigError(name, "not an ampbench report: /summary is missing");
+    throw util::InputError(name, "not an ampbench report: /summary is missing");
   }
 }
 
@@ -143,9 +143,9 @@ Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& nex
   auto b = read_figures(next, new_name);
   if (!force && (a.config_hash != b.config_hash || a.model != b.model)) {
     const auto models = a.model != b.model ? "model " + b.model + " vs " + a.model + ", " : std::string();
-    throw config::ConfigError(new_name, "comes from a different experiment than " + base_name + " (" +
-                                            models + "config " + b.config_hash + " vs " + a.config_hash +
-                                            "); use --force to compare anyway");
+    throw util::InputError(new_name, "comes from a different experiment than " + base_name + " (" + models +
+                                         "config " + b.config_hash + " vs " + a.config_hash +
+                                         "); use --force to compare anyway");
   }
   Comparison comparison;
   if (!b.complete) {

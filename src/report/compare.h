@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/config_error.h"
+#include "util/input_error.h"
 
 namespace ampbench::report {
 
@@ -39,7 +39,7 @@ struct Comparison {
   bool regressed() const;
 };
 
-// Reads two report.json documents and compares every mode BASE has figures for; throws config::ConfigError
+// Reads two report.json documents and compares every mode BASE has figures for; throws util::InputError
 // (naming the file and JSON path) when one is not a report, or when they come from different experiments
 // (config hashes differ) unless `force`.
 Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& next,

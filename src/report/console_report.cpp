@@ -27,9 +27,8 @@ const char* speedup_colour(const ModeSummary& s) {
 
 std::string to_console(const RunReport& report, bool colour) {
   std::ostringstream out;
-  const auto& env = report.environment;
-  out << report.config.value("name", std::string()) << ": "
-      << report.config["model"].value("type", std::string()) << " on " << env.device << " ("
+  const auto& env = report.context.environment;
+  out << report.context.name << ": " << report.context.model << " on " << env.device << " ("
       << env.device_name << "), LibTorch " << env.libtorch_version << ", " << env.build_type << " build\n";
 
   const auto table = summary_table(report);
@@ -44,7 +43,8 @@ std::string to_console(const RunReport& report, bool colour) {
   });
   if (!report.summary.empty()) out << render_aligned(fidelity_table(report));
   out << summary_footnote(report) << "\n";
-  if (report.stopped_by) out << "partial report: stopped by " << *report.stopped_by << "\n";
+  if (const auto& signal = report.measured.stopped_by)
+    out << "partial report: stopped by " << *signal << "\n";
   for (const auto& g : report.gates) {
     const char* tint = g.passed ? kGreen : kRed;
     std::string verdict = g.passed ? "gate pass" : "gate FAIL";

@@ -6,6 +6,8 @@
 namespace ampbench::report {
 namespace {
 
+using train::TrialRecord;
+
 // Shortest text that reads back to the same double.
 std::string number(double value) {
   char buffer[32];
@@ -45,11 +47,11 @@ std::string trial_tail(const TrialRecord& t) {
 std::string to_csv(const RunReport& report) {
   std::ostringstream out;
   out << kCsvColumns << "\n";
-  for (const auto& t : report.trials) {
+  for (const auto& t : report.measured.trials) {
     for (const auto& e : t.epochs) {
       auto percentile = [&](double q) { return optional_cell(measure::quantile(e.step_seconds, q)); };
-      out << amp::to_string(t.mode) << ',' << t.trial << ',' << e.epoch << ',' << t.status << ','
-          << number(e.seconds) << ',' << e.timed_steps << ',' << e.timed_samples << ','
+      out << amp::to_string(t.mode) << ',' << t.trial << ',' << e.epoch << ',' << train::to_string(t.status)
+          << ',' << number(e.seconds) << ',' << e.timed_steps << ',' << e.timed_samples << ','
           << number(e.samples_per_second) << ',' << percentile(0.5) << ',' << percentile(0.9) << ','
           << percentile(0.99) << ',' << number(e.train_loss) << ',' << number(e.val_loss) << ','
           << number(e.val_accuracy) << ',' << optional_cell(e.val_perplexity) << ',' << t.memory.peak_bytes
@@ -57,9 +59,10 @@ std::string to_csv(const RunReport& report) {
           << optional_cell(e.skipped_steps) << trial_tail(t) << "\n";
     }
     if (t.epochs.empty()) {
-      out << amp::to_string(t.mode) << ',' << t.trial << ",," << t.status << std::string(12, ',')
-          << (t.status == "skipped" ? "" : std::to_string(t.memory.peak_bytes)) << ',' << t.memory.probe
-          << ",," << trial_tail(t) << "\n";
+      out << amp::to_string(t.mode) << ',' << t.trial << ",," << train::to_string(t.status)
+          << std::string(12, ',')
+          << (t.status == train::TrialStatus::skipped ? "" : std::to_string(t.memory.peak_bytes)) << ','
+          << t.memory.probe << ",," << trial_tail(t) << "\n";
     }
   }
   return out.str();

@@ -3,6 +3,8 @@
 namespace ampbench::report {
 namespace {
 
+using train::TrialRecord;
+
 template <typename T>
 nlohmann::json optional_json(const std::optional<T>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
@@ -31,7 +33,7 @@ nlohmann::json environment_json(const measure::Environment& env) {
           {"timestamp_utc", env.timestamp_utc}};
 }
 
-nlohmann::json epoch_json(const EpochRecord& e) {
+nlohmann::json epoch_json(const train::EpochRecord& e) {
   return {{"epoch", e.epoch},
           {"seconds", e.seconds},
           {"timed_steps", e.timed_steps},
@@ -46,7 +48,7 @@ nlohmann::json epoch_json(const EpochRecord& e) {
           {"step_seconds", e.step_seconds}};
 }
 
-nlohmann::json loss_scale_json(const std::optional<LossScaleTrace>& trace) {
+nlohmann::json loss_scale_json(const std::optional<train::LossScaleTrace>& trace) {
   if (!trace) return nullptr;
   nlohmann::json changes = nlohmann::json::array();
   for (const auto& [step, scale] : trace->changes) changes.push_back({step, scale});
@@ -58,7 +60,7 @@ nlohmann::json loss_scale_json(const std::optional<LossScaleTrace>& trace) {
 
 // null for a trial that never ran (skipped): there is nothing measured, and 0 would read as a figure.
 nlohmann::json memory_json(const TrialRecord& t) {
-  if (t.status == "skipped") return nullptr;
+  if (t.status == train::TrialStatus::skipped) return nullptr;
   return {{"probe", t.memory.probe},
           {"baseline_bytes", t.memory.baseline_bytes},
           {"peak_bytes", t.memory.peak_bytes},
@@ -72,7 +74,7 @@ nlohmann::json trial_json(const TrialRecord& t) {
   for (const auto& e : t.epochs) epochs.push_back(epoch_json(e));
   return {{"mode", amp::to_string(t.mode)},
           {"trial", t.trial},
-          {"status", t.status},
+          {"status", train::to_string(t.status)},
           {"stopped_at_step", optional_json(t.stopped_at_step)},
           {"detail", optional_json(t.detail)},
           {"warmup_steps_excluded", t.warmup_steps_excluded},
@@ -130,13 +132,16 @@ nlohmann::json summary_json(const ModeSummary& s) {
 }
 
 nlohmann::json gate_json(const GateResult& g) {
-  return {{"gate", g.gate},           {"mode", amp::to_string(g.mode)},
-          {"threshold", g.threshold}, {"value", optional_json(g.value)},
-          {"passed", g.passed},       {"message", g.message}};
+  return {{"gate", config::to_string(g.gate)},
+          {"mode", amp::to_string(g.mode)},
+          {"threshold", g.threshold},
+          {"value", optional_json(g.value)},
+          {"passed", g.passed},
+          {"message", g.message}};
 }
 
 nlohmann::json warning_json(const Warning& w) {
-  return {{"kind", w.kind},
+  return {{"kind", to_string(w.kind)},
           {"mode", w.mode ? nlohmann::json(std::string(amp::to_string(*w.mode))) : nlohmann::json(nullptr)},
           {"message", w.message},
           {"advice", w.advice}};
@@ -146,7 +151,8 @@ nlohmann::json warning_json(const Warning& w) {
 
 nlohmann::json to_json(const RunReport& report) {
   nlohmann::json trials = nlohmann::json::array();
-  for (const auto& t : report.trials) trials.push_back(trial_json(t));
+  const auto& measured = report.measured;
+  for (const auto& t : measured.trials) trials.push_back(trial_json(t));
   nlohmann::json summary = nlohmann::json::array();
   for (const auto& s : report.summary) summary.push_back(summary_json(s));
   nlohmann::json warnings = nlohmann::json::array();
@@ -154,12 +160,12 @@ nlohmann::json to_json(const RunReport& report) {
   nlohmann::json gates = nlohmann::json::array();
   for (const auto& g : report.gates) gates.push_back(gate_json(g));
   return {{"schema_version", kSchemaVersion},
-          {"complete", report.complete},
-          {"stopped_by", optional_json(report.stopped_by)},
-          {"config", report.config},
-          {"environment", environment_json(report.environment)},
-          {"train_flops_per_sample", optional_json(report.train_flops_per_sample)},
-          {"data_on_device", report.data_on_device},
+          {"complete", measured.complete},
+          {"stopped_by", optional_json(measured.stopped_by)},
+          {"config", report.context.resolved_config},
+          {"environment", environment_json(report.context.environment)},
+          {"train_flops_per_sample", optional_json(measured.train_flops_per_sample)},
+          {"data_on_device", measured.data_on_device},
           {"trials", trials},
           {"summary", summary},
           {"warnings", warnings},

@@ -9,15 +9,14 @@ namespace ampbench::report {
 
 std::string to_markdown(const RunReport& report) {
   std::ostringstream out;
-  const auto& env = report.environment;
-  out << "### ampbench: " << report.config.value("name", std::string()) << "\n\n";
-  out << "`" << report.config["model"].value("type", std::string()) << "` on " << env.device << " ("
-      << env.device_name << "), LibTorch " << env.libtorch_version << ", " << env.build_type
-      << " build, ampbench " << env.ampbench_version << " (" << env.git_commit << "), config "
-      << env.config_hash << "\n\n";
-  if (report.stopped_by) {
-    out << "**Partial report: stopped by " << *report.stopped_by << "; only finished epochs are shown.**\n\n";
-  } else if (!report.complete) {
+  const auto& env = report.context.environment;
+  out << "### ampbench: " << report.context.name << "\n\n";
+  out << "`" << report.context.model << "` on " << env.device << " (" << env.device_name << "), LibTorch "
+      << env.libtorch_version << ", " << env.build_type << " build, ampbench " << env.ampbench_version << " ("
+      << env.git_commit << "), config " << env.config_hash << "\n\n";
+  if (const auto& signal = report.measured.stopped_by) {
+    out << "**Partial report: stopped by " << *signal << "; only finished epochs are shown.**\n\n";
+  } else if (!report.measured.complete) {
     out << "**Partial report: not every trial has finished yet.**\n\n";
   }
 

@@ -6,6 +6,9 @@
 namespace ampbench::report {
 namespace {
 
+using train::EpochRecord;
+using train::TrialRecord;
+
 // The first epoch pays one-off costs (allocator growth, kernel selection); leave it out when there
 // are others to compare.
 std::vector<const EpochRecord*> compared_epochs(const TrialRecord& trial) {
@@ -27,6 +30,9 @@ struct ModeTrials {
   std::vector<const TrialRecord*> trials;
   std::vector<double> throughputs;
 };
+
+// The finished trials of each mode with any, in the order the modes first ran.
+std::vector<ModeTrials> finished_trials_by_mode(const std::vector<TrialRecord>& trials);
 
 ModeSummary summarize_mode(const ModeTrials& m) {
   ModeSummary s;
@@ -73,17 +79,8 @@ std::vector<amp::PrecisionMode> modes_in_run_order(const std::vector<TrialRecord
   return modes;
 }
 
-std::vector<ModeSummary> summarize(const std::vector<TrialRecord>& trials, const SummaryInputs& inputs) {
-  std::vector<ModeTrials> modes;
-  for (auto mode : modes_in_run_order(trials)) {
-    ModeTrials m{mode, {}, {}};
-    for (const auto& trial : trials) {
-      if (trial.mode != mode || trial.status != "ok" || trial.epochs.empty()) continue;  // finished only
-      m.trials.push_back(&trial);
-      m.throughputs.push_back(throughput(trial));
-    }
-    if (!m.trials.empty()) modes.push_back(std::move(m));
-  }
+std::vector<ModeSummary> summarize(const RunContext& context, const train::ExperimentResult& measured) {
+  const auto modes = finished_trials_by_mode(measured.trials);
   const auto baseline = std::find_if(modes.begin(), modes.end(),
                                      [](const ModeTrials& m) { return m.mode == amp::PrecisionMode::fp32; });
 
@@ -102,13 +99,13 @@ std::vector<ModeSummary> summarize(const std::vector<TrialRecord>& trials, const
         s.activation_ratio_vs_fp32 = double(*s.activation_bytes) / double(*base.activation_bytes);
       s.val_loss_delta_vs_fp32 = s.val_loss - base.val_loss;
       if (m.mode != baseline->mode)
-        s.fidelity_pass = std::abs(*s.val_loss_delta_vs_fp32) <= inputs.fidelity_tolerance;
+        s.fidelity_pass = std::abs(*s.val_loss_delta_vs_fp32) <= context.fidelity_tolerance;
     }
-    if (auto cosine = inputs.grad_cosine_vs_fp32.find(m.mode); cosine != inputs.grad_cosine_vs_fp32.end())
+    if (auto cosine = measured.grad_cosine_vs_fp32.find(m.mode); cosine != measured.grad_cosine_vs_fp32.end())
       s.grad_cosine_vs_fp32 = cosine->second;
-    if (inputs.train_flops_per_sample) {
-      s.achieved_tflops = *inputs.train_flops_per_sample * *measure::median(m.throughputs) / 1e12;
-      if (auto peak = inputs.peak_tflops.find(m.mode); peak != inputs.peak_tflops.end()) {
+    if (measured.train_flops_per_sample) {
+      s.achieved_tflops = *measured.train_flops_per_sample * *measure::median(m.throughputs) / 1e12;
+      if (auto peak = measured.peak_tflops.find(m.mode); peak != measured.peak_tflops.end()) {
         s.peak_tflops = peak->second;
         s.mfu = *s.achieved_tflops / peak->second;
       }
@@ -117,5 +114,23 @@ std::vector<ModeSummary> summarize(const std::vector<TrialRecord>& trials, const
   }
   return out;
 }
+
+namespace {
+
+std::vector<ModeTrials> finished_trials_by_mode(const std::vector<TrialRecord>& trials) {
+  std::vector<ModeTrials> modes;
+  for (auto mode : modes_in_run_order(trials)) {
+    ModeTrials m{mode, {}, {}};
+    for (const auto& trial : trials) {
+      if (trial.mode != mode || !trial.finished()) continue;
+      m.trials.push_back(&trial);
+      m.throughputs.push_back(throughput(trial));
+    }
+    if (!m.trials.empty()) modes.push_back(std::move(m));
+  }
+  return modes;
+}
+
+}  // namespace
 
 }  // namespace ampbench::report

@@ -9,6 +9,8 @@
 namespace ampbench::report {
 namespace {
 
+using train::TrialRecord;
+
 std::string format(const char* pattern, double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, pattern, value);
@@ -39,15 +41,15 @@ TextRows summary_table(const RunReport& report) {
   TextRows rows{{"mode", "trials", "epoch time", "samples/s", "speed-up [95% CI]", "cv", "TFLOP/s", "MFU",
                  "peak memory", "memory ratio", "activations", "activation ratio"}};
   // One row per mode in the order the modes ran: its figures, or the status of a mode that finished none.
-  for (auto mode : modes_in_run_order(report.trials)) {
+  for (auto mode : modes_in_run_order(report.measured.trials)) {
     auto s = std::find_if(report.summary.begin(), report.summary.end(),
                           [&](const ModeSummary& summary) { return summary.mode == mode; });
     if (s == report.summary.end()) {
       std::vector<std::string> row(rows.front().size(), "-");
       row[0] = std::string(amp::to_string(mode));
-      row[1] = std::find_if(report.trials.begin(), report.trials.end(), [&](const TrialRecord& t) {
-                 return t.mode == mode;
-               })->status;
+      row[1] = train::to_string(std::find_if(report.measured.trials.begin(), report.measured.trials.end(),
+                                             [&](const TrialRecord& t) { return t.mode == mode; })
+                                    ->status);
       rows.push_back(row);
       continue;
     }
@@ -69,8 +71,8 @@ TextRows fidelity_table(const RunReport& report) {
   for (const auto& s : report.summary) {
     // fp16's scale and skipped steps as they stood at the end of its last trial.
     const TrialRecord* last = nullptr;
-    for (const auto& t : report.trials) {
-      if (t.mode == s.mode && t.status == "ok" && !t.epochs.empty()) last = &t;
+    for (const auto& t : report.measured.trials) {
+      if (t.mode == s.mode && t.finished()) last = &t;
     }
     const auto& final_epoch = last->epochs.back();
     rows.push_back({std::string(amp::to_string(s.mode)), format("%.4f", s.val_loss),
@@ -84,23 +86,22 @@ TextRows fidelity_table(const RunReport& report) {
 }
 
 std::string summary_footnote(const RunReport& report) {
-  if (report.summary.empty() || report.trials.empty()) return "no trial finished";
+  const auto& trials = report.measured.trials;
+  if (report.summary.empty() || trials.empty()) return "no trial finished";
   const auto& compared = report.summary.front().epochs_compared;
   std::ostringstream text;
   text << "medians over trials and epoch" << (compared.size() > 1 ? "s " : " ") << compared.front();
   if (compared.size() > 1) text << "-" << compared.back();
   if (compared.front() > 1) text << " (epoch 1 left out)";
   // A skipped or failed trial may have measured nothing; a summarised mode has a finished trial.
-  const auto finished = std::find_if(report.trials.begin(), report.trials.end(),
-                                     [](const TrialRecord& t) { return t.status == "ok"; });
+  const auto finished = std::find_if(trials.begin(), trials.end(),
+                                     [](const TrialRecord& t) { return t.status == train::TrialStatus::ok; });
   text << "; memory above the staged data, by " << finished->memory.probe
        << "; activations = peak - (weights + gradients + optimizer state)";
-  if (report.train_flops_per_sample) {
-    text << "; TFLOP/s from " << format("%.4g", *report.train_flops_per_sample / 1e9)
-         << " GFLOP per training sample (analytical)";
+  if (const auto& flops = report.measured.train_flops_per_sample) {
+    text << "; TFLOP/s from " << format("%.4g", *flops / 1e9) << " GFLOP per training sample (analytical)";
   }
-  if (auto tolerance = report.config.find("precision"); tolerance != report.config.end())
-    text << "; fidelity: |val loss delta| <= " << tolerance->value("fidelity_tolerance", 0.0);
+  text << "; fidelity: |val loss delta| <= " << report.context.fidelity_tolerance;
   return text.str();
 }
 

@@ -1,7 +1,11 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -9,9 +13,12 @@
 #include "config/experiment_config.h"
 #include "data/dataset.h"
 #include "measure/memory_probe.h"
-#include "report/report.h"
+#include "models/network.h"
+#include "train/experiment_result.h"
 #include "train/fault_injection.h"
+#include "train/model_state.h"
 #include "train/progress.h"
+#include "train/trainer.h"
 
 namespace ampbench::train {
 
@@ -19,20 +26,20 @@ namespace ampbench::train {
 // the seed and copied bit for bit into every mode's model, and each mode sees the same batch order.
 // Peak memory is measured per trial, from a fresh peak. A trial that diverges or runs out of memory is
 // reported with its status and the others still run; a stop request ends the run after the current
-// step, and the report says it is partial.
+// step, and the result says it is partial.
 class Experiment {
  public:
-  using ModeDone = std::function<void(const report::RunReport& so_far)>;
+  using TrialDone = std::function<void(const ExperimentResult& so_far)>;
 
   // Makes or reads the data and stages it on the device: a data file that is missing or malformed, or
-  // data too small for the batch size, throws config::ConfigError here, before anything is written.
+  // data too small for the batch size, throws util::InputError here, before anything is written.
   Experiment(config::ExperimentConfig config, const torch::Device& device,
              std::optional<FaultInjection> fault = std::nullopt);
   // Runs `repeats` rounds of the configured modes, interleaved (fp32, tf32, fp16, bf16, fp32, ...) so that
   // machine drift spreads over all modes; every trial starts from the same initial state. After each
-  // trial, on_mode_done sees the report so far (so the caller can write it and a crash later loses
-  // nothing).
-  report::RunReport run(const ModeDone& on_mode_done = {}, Progress* progress = nullptr);
+  // trial that ran, on_trial_done sees the result so far (so the caller can write it and a crash later
+  // loses nothing).
+  ExperimentResult run(const TrialDone& on_trial_done = {}, Progress* progress = nullptr);
   // Optimizer-and-loss steps in one trial: its epochs times the batches in an epoch.
   int64_t steps_per_trial() const;
   // The configured modes that can run on this device, in order (the others are reported as skipped).
@@ -41,13 +48,23 @@ class Experiment {
  private:
   // Each configured mode, in order, with whether it can run on this device and what to say about it.
   std::vector<std::pair<amp::PrecisionMode, amp::ModeSupport>> mode_support() const;
+  // Records the caveats; returns the modes that cannot run here, with why.
+  std::map<amp::PrecisionMode, std::string> plan_modes(ExperimentResult& result) const;
+  // How far each runnable mode's first gradient is from fp32's, before any training.
+  void measure_first_gradients(ExperimentResult& result) const;
+  // The analytical FLOPs of a training sample and the device's peak per mode, for TFLOP/s and MFU.
+  void describe_work(ExperimentResult& result) const;
+  TrialRecord run_trial(amp::PrecisionMode mode, int64_t round, Progress* progress);
+  std::shared_ptr<models::Network> fresh_model() const;
 
-  config::ExperimentConfig config_;
   torch::Device device_;
   std::optional<FaultInjection> fault_;
   // The probe before the data: on the CPU it installs the counting allocator, which must see every tensor.
   std::unique_ptr<measure::MemoryProbe> probe_;
   data::Dataset dataset_;
+  config::ExperimentConfig config_;  // fitted to the data as read
+  Trainer trainer_;
+  ModelState initial_;  // drawn once from the seed when the run starts
 };
 
 }  // namespace ampbench::train

@@ -14,18 +14,19 @@ constexpr int kMaxBackoffs = 64;
 }  // namespace
 
 std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, models::Network& model,
-                                                  const config::ExperimentConfig& config,
-                                                  const data::Dataset& dataset, const torch::Device& device) {
-  const auto& train = config.train;
-  auto index = data::epoch_order(config.seed, 1, dataset.train_size()).narrow(0, 0, train.batch_size);
+                                                  const TrainerOptions& options, const data::Dataset& dataset,
+                                                  const torch::Device& device) {
+  const auto& train = options.train;
+  auto index = data::epoch_order(options.seed, 1, dataset.train_size()).narrow(0, 0, train.batch_size);
   if (dataset.staged) index = index.to(device);
   auto inputs = dataset.train_inputs.index_select(0, index).to(device);
   if (train.channels_last) inputs = inputs.contiguous(at::MemoryFormat::ChannelsLast);
   auto labels = dataset.train_labels.index_select(0, index).to(device);
 
   model.train();
-  optim::FusedSgd holder(model.parameters(), {});  // never stepped: it hands the gradients to unscale_
-  auto scaler_options = config.precision.grad_scaler;
+  // Never stepped: it hands the gradients to unscale_ (no momentum, so no buffers).
+  optim::FusedSgd holder(model.parameters(), optim::SgdOptions().momentum(0.0));
+  auto scaler_options = options.grad_scaler;
   // fp16: as training would, back the scale off until the scaled gradients fit (a bounded number of
   // times: a gradient that is inf at every scale has no fp16 value).
   for (int attempt = 0;; ++attempt) {

@@ -5,9 +5,9 @@
 #include <torch/torch.h>
 
 #include "amp/precision_mode.h"
-#include "config/experiment_config.h"
 #include "data/dataset.h"
 #include "models/network.h"
+#include "train/trainer_options.h"
 
 namespace ampbench::train {
 
@@ -16,8 +16,8 @@ namespace ampbench::train {
 // scale backed off from the initial one until they are finite), flattened into one fp32 vector. nullopt
 // when a gradient stays inf/NaN. Untimed: it runs before the trials.
 std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, models::Network& model,
-                                                  const config::ExperimentConfig& config,
-                                                  const data::Dataset& dataset, const torch::Device& device);
+                                                  const TrainerOptions& options, const data::Dataset& dataset,
+                                                  const torch::Device& device);
 
 // cos(a, b), accumulated in double.
 double gradient_cosine(const torch::Tensor& a, const torch::Tensor& b);

@@ -5,8 +5,8 @@
 #include <torch/torch.h>
 
 #include "amp/grad_scaler.h"
-#include "report/report.h"
 #include "train/per_step_buffer.h"
+#include "train/trial_record.h"
 
 namespace ampbench::train {
 
@@ -22,7 +22,7 @@ class LossScaleRecorder {
   void record(int64_t step, const amp::GradScaler& scaler);
   // Reads the epoch's `steps_run` first steps (those recorded are the optimizer steps among them).
   void read_epoch(int64_t epoch, int64_t steps_run);
-  const report::LossScaleTrace& trace() const { return trace_; }
+  const LossScaleTrace& trace() const { return trace_; }
 
  private:
   int64_t steps_per_epoch_;
@@ -31,7 +31,7 @@ class LossScaleRecorder {
   PerStepBuffer scale_and_found_inf_;
   double last_scale_;
   int64_t backoff_run_ = 0;
-  report::LossScaleTrace trace_;
+  LossScaleTrace trace_;
 };
 
 }  // namespace ampbench::train

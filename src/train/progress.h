@@ -14,7 +14,6 @@ struct Progress {
   std::atomic<int64_t> epoch{0}, epochs{0};
   std::atomic<int64_t> step{0}, steps{0};     // steps done in this epoch, and per epoch
   std::atomic<double> last_train_loss{-1.0};  // the last finished epoch's, read after its timed region
-  std::atomic<bool> running{false};
 };
 
 }  // namespace ampbench::train

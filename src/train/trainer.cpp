@@ -8,30 +8,17 @@
 
 #include <spdlog/spdlog.h>
 
-#include "amp/autocast_scope.h"
-#include "amp/grad_scaler.h"
 #include "data/batch_order.h"
 #include "measure/device.h"
 #include "measure/step_timer.h"
-#include "optim/grad_clipping.h"
-#include "optim/optimizer.h"
-#include "train/classification_loss.h"
+#include "train/evaluation.h"
 #include "train/loss_scale_recorder.h"
 #include "train/model_state.h"
 #include "train/per_step_buffer.h"
 #include "train/stop_request.h"
+#include "train/training_step.h"
 
 namespace ampbench::train {
-std::unique_ptr<optim::Optimizer> make_optimizer(const config::OptimizerConfig& c,
-                                                 std::vector<torch::Tensor> params) {
-  if (c.kind == config::OptimizerKind::adamw) {
-    return std::make_unique<optim::FusedAdamW>(
-        std::move(params), optim::AdamWOptions{c.lr, c.beta1, c.beta2, c.eps, c.weight_decay});
-  }
-  return std::make_unique<optim::FusedSgd>(std::move(params),
-                                           optim::SgdOptions{c.lr, c.momentum, c.weight_decay});
-}
-
 namespace {
 
 // Plants the fault that a test asked for at this step.
@@ -60,192 +47,210 @@ double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::ste
   return std::chrono::duration<double>(b - a).count();
 }
 
-}  // namespace
-
-Trainer::Trainer(const config::ExperimentConfig& config, const data::Dataset& dataset,
-                 const torch::Device& device, std::optional<FaultInjection> fault)
-    : config_(config), dataset_(dataset), device_(device), fault_(fault) {}
-
-void Trainer::run(amp::PrecisionMode mode, models::Network& model, report::TrialRecord& record,
-                  measure::MemoryProbe* probe, Progress* progress) const {
-  const auto& train = config_.train;
-  const int64_t steps =
-      dataset_.train_size() / train.batch_size;  // the last partial batch is dropped: equal shapes
-  const auto dtype = amp::autocast_dtype(mode);
-  const auto device_type = device_.type();
-
-  auto optimizer = make_optimizer(train.optimizer, model.parameters());
-  std::optional<amp::GradScaler> scaler;
-  std::optional<LossScaleRecorder> scale_recorder;
-  if (amp::needs_grad_scaler(mode)) {
-    scaler.emplace(config_.precision.grad_scaler, device_);
-    scale_recorder.emplace(device_, steps, config_.precision.grad_scaler.init_scale);
+// One trial's epochs: the state its timed loops write into, and what is read after each of them.
+class TrialRun {
+ public:
+  TrialRun(const TrainerOptions& options, const data::Dataset& dataset, const torch::Device& device,
+           const std::optional<FaultInjection>& fault, amp::PrecisionMode mode, models::Network& model,
+           TrialRecord& record, measure::MemoryProbe* probe, Progress* progress)
+      : options_(options),
+        dataset_(dataset),
+        device_(device),
+        fault_(fault),
+        mode_(mode),
+        model_(model),
+        record_(record),
+        probe_(probe),
+        progress_(progress),
+        step_(options, mode, model, dataset, device),
+        steps_(step_.steps_per_epoch()),
+        losses_(device, steps_, {}, 0.0f),
+        timer_(measure::make_step_timer(device, steps_)) {
+    if (step_.scaler()) scale_recorder_.emplace(device, steps_, options.grad_scaler.init_scale);
   }
-  const auto memory_format =
-      train.channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
-  // Host-resident data (too large for the device) needs one copy per batch; staged data is there
-  // already, and skipping the no-op .to() saves a dispatch per step.
-  auto to_device = [&](const torch::Tensor& batch) {
-    return dataset_.staged ? batch : batch.to(device_, true);
-  };
 
+  // Trains and measures one epoch; false when the trial stopped in it (interrupted or diverged).
+  bool epoch(int64_t epoch);
+  // What the record says about the whole trial once it ends.
+  void finish() {
+    record_.master_weights_fp32 = parameters_are_fp32(model_);
+    record_.data_order_checksum = checksum(orders_);
+  }
+
+ private:
+  struct TimedSteps {
+    double seconds = 0;
+    bool stopped = false;
+  };
+  // Steps [begin, end), untimed (warm-up); true when a stop was requested before one of them.
+  bool warm_up(int64_t epoch, const torch::Tensor& order, int64_t end);
+  // The epoch's timed region, llm.c's shape: synchronise, start the clock, the steps, synchronise, stop.
+  TimedSteps timed(int64_t epoch, const torch::Tensor& order, int64_t begin);
+  void train_step(int64_t epoch, const torch::Tensor& order, int64_t step);
+  bool fault_fires_at(int64_t global_step) const {
+    return fault_ && fault_->mode == mode_ && fault_->step == global_step &&
+           (fault_->trial == 0 || fault_->trial == record_.trial);
+  }
+  // After the timed region: the epoch's figures into the record; false when its loss was not finite.
+  bool record_epoch(int64_t epoch, int64_t first_timed_step, double seconds);
+  void mark_interrupted(int64_t epoch);
+  void mark_diverged(int64_t epoch, int64_t step);
+  void publish_epoch(int64_t epoch) const;
+
+  const TrainerOptions& options_;
+  const data::Dataset& dataset_;
+  torch::Device device_;
+  const std::optional<FaultInjection>& fault_;
+  amp::PrecisionMode mode_;
+  models::Network& model_;
+  TrialRecord& record_;
+  measure::MemoryProbe* probe_;
+  Progress* progress_;
+  TrainingStep step_;
+  int64_t steps_;
   // Every step's loss, kept on the device (no reduction in the loop): the epoch's training loss and the
   // divergence check (NaN or inf in the loss, unlike fp16's skipped steps, whose loss is finite and whose
   // overflow is in the scaled gradients) are read from it after the timed region.
-  PerStepBuffer step_losses(device_, steps, {}, 0.0f);
-  std::vector<torch::Tensor> orders;
-  record.warmup_steps_excluded = train.warmup_steps;
-  auto step_timer = measure::make_step_timer(device_, steps);
-  bool static_memory_marked = false;
+  PerStepBuffer losses_;
+  std::unique_ptr<measure::StepTimer> timer_;
+  std::optional<LossScaleRecorder> scale_recorder_;
+  std::vector<torch::Tensor> orders_;
+  bool static_memory_marked_ = false;
+};
 
-  for (int64_t epoch = 1; epoch <= train.epochs; ++epoch) {
-    auto order_cpu = data::epoch_order(config_.seed, epoch, dataset_.train_size());
-    orders.push_back(order_cpu);
-    // Batches are cut where the data lives: on the device, or (data too large for it) in host memory.
-    auto order = dataset_.staged ? order_cpu.to(device_) : order_cpu;
-    model.train();
-    optimizer->zero_grad();
-    const int64_t first_timed_step = epoch == 1 ? train.warmup_steps : 0;
-    if (progress) {
-      progress->epoch.store(epoch, std::memory_order_relaxed);
-      progress->epochs.store(train.epochs, std::memory_order_relaxed);
-      progress->steps.store(steps, std::memory_order_relaxed);
-    }
-
-    auto train_step = [&](int64_t step) {
-      auto index = order.narrow(0, step * train.batch_size, train.batch_size);
-      auto inputs = to_device(dataset_.train_inputs.index_select(0, index)).contiguous(memory_format);
-      auto labels = to_device(dataset_.train_labels.index_select(0, index));
-      torch::Tensor loss;
-      {
-        amp::AutocastScope autocast(device_type, dtype);
-        loss = classification_loss(model.forward(inputs), labels);
-      }
-      const int64_t global_step = (epoch - 1) * steps + step + 1;
-      if (fault_ && fault_->mode == mode && fault_->step == global_step &&
-          (fault_->trial == 0 || fault_->trial == record.trial))
-        loss = inject(*fault_, loss, global_step);
-      step_losses.write(step, loss);
-      // Without accumulation, dividing by 1 would cost a kernel forward and one backward for nothing.
-      auto scaled =
-          train.accumulation_steps > 1 ? loss / static_cast<double>(train.accumulation_steps) : loss;
-      (scaler ? scaler->scale(scaled) : scaled).backward();
-
-      if (progress) progress->step.store(step + 1, std::memory_order_relaxed);
-      bool boundary = (step + 1) % train.accumulation_steps == 0 || step + 1 == steps;
-      if (!boundary) return;
-      if (scaler) {
-        if (train.clip_grad_norm) {
-          scaler->unscale_(*optimizer);
-          optim::clip_grad_norm_(optimizer->grads(), *train.clip_grad_norm);
-        }
-        scaler->step(*optimizer);
-        scaler->update();
-        scale_recorder->record(step, *scaler);
-      } else {
-        if (train.clip_grad_norm) optim::clip_grad_norm_(optimizer->grads(), *train.clip_grad_norm);
-        optimizer->step();
-      }
-      if (probe && !static_memory_marked) {
-        // Weights, gradients and optimizer state all exist now; activations have been freed.
-        probe->mark_static();
-        static_memory_marked = true;
-      }
-      optimizer->zero_grad();
-    };
-
-    // A stop request ends the epoch at the next step boundary; the partial epoch is not reported.
-    bool stopped = false;
-    for (int64_t step = 0; step < first_timed_step && !(stopped = StopRequest::requested()); ++step) {
-      train_step(step);
-    }
-    measure::synchronize(device_);
-    auto start = std::chrono::steady_clock::now();
-    step_timer->start();
-    for (int64_t step = first_timed_step; step < steps && !stopped; ++step) {
-      if ((stopped = StopRequest::requested())) break;
-      train_step(step);
-      step_timer->step_done();  // a clock read or an event record: never a sync
-    }
-    measure::synchronize(device_);
-    auto stop = std::chrono::steady_clock::now();
-
-    // The timed region is closed: now read what the device accumulated.
-    if (stopped) {
-      record.status = "interrupted";
-      record.detail = "stopped by signal " + std::to_string(StopRequest::signal_number()) + " during epoch " +
-                      std::to_string(epoch) + ", which is not reported";
-      break;
-    }
-    if (scale_recorder) {
-      scale_recorder->read_epoch(epoch, steps);
-      record.loss_scale_trace = scale_recorder->trace();
-    }
-    auto losses = step_losses.values().to(torch::kCPU, torch::kFloat64);
-    auto bad_steps = losses.isfinite().logical_not().nonzero();
-    if (bad_steps.size(0) > 0) {
-      record.status = "diverged";
-      record.stopped_at_step = (epoch - 1) * steps + bad_steps[0][0].item<int64_t>() + 1;
-      record.detail = "the training loss became NaN or inf at step " +
-                      std::to_string(*record.stopped_at_step) + " (epoch " + std::to_string(epoch) +
-                      ", which is not reported)";
-      spdlog::warn("{}: {}", amp::to_string(mode), *record.detail);
-      break;
-    }
-    report::EpochRecord e;
-    e.epoch = epoch;
-    e.seconds = seconds_between(start, stop);
-    e.timed_steps = steps - first_timed_step;
-    e.timed_samples = e.timed_steps * train.batch_size;
-    e.samples_per_second = e.seconds > 0 ? static_cast<double>(e.timed_samples) / e.seconds : 0.0;
-    // Warm-up steps stay out of every figure, the training loss included.
-    e.train_loss = losses.narrow(0, first_timed_step, e.timed_steps).mean().item<double>();
-    if (progress) progress->last_train_loss.store(e.train_loss, std::memory_order_relaxed);
-    e.step_seconds = step_timer->read();
-    if (scaler) {
-      e.loss_scale = scaler->scale_value();
-      // The trace already holds every skipped step: no second count on the device.
-      e.skipped_steps = static_cast<int64_t>(record.loss_scale_trace->skipped_steps.size());
-    }
-    auto evaluation = evaluate(mode, model);
-    e.val_loss = evaluation.loss;
-    e.val_accuracy = evaluation.accuracy;
-    if (config_.data.is_language_model()) e.val_perplexity = std::exp(e.val_loss);
-    record.epochs.push_back(e);
-    spdlog::info(
-        "{} epoch {}/{}: {:.3f} s, {:.1f} samples/s, train loss {:.4f}, val loss {:.4f}, val acc {:.3f}",
-        amp::to_string(mode), epoch, train.epochs, e.seconds, e.samples_per_second, e.train_loss, e.val_loss,
-        e.val_accuracy);
+bool TrialRun::epoch(int64_t epoch) {
+  auto order_cpu = data::epoch_order(options_.seed, epoch, dataset_.train_size());
+  orders_.push_back(order_cpu);
+  // Batches are cut where the data lives: on the device, or (data too large for it) in host memory.
+  const auto order = dataset_.staged ? order_cpu.to(device_) : order_cpu;
+  model_.train();
+  step_.zero_grad();
+  publish_epoch(epoch);
+  const int64_t first_timed_step = epoch == 1 ? options_.train.warmup_steps : 0;
+  // A stop request ends the epoch at the next step boundary; the partial epoch is not reported.
+  const bool stopped_in_warm_up = warm_up(epoch, order, first_timed_step);
+  const auto timed_steps = stopped_in_warm_up ? TimedSteps{0, true} : timed(epoch, order, first_timed_step);
+  if (timed_steps.stopped) {
+    mark_interrupted(epoch);
+    return false;
   }
-  record.master_weights_fp32 = parameters_are_fp32(model);
-  record.data_order_checksum = checksum(orders);
+  return record_epoch(epoch, first_timed_step, timed_steps.seconds);
 }
 
-Trainer::Evaluation Trainer::evaluate(amp::PrecisionMode mode, models::Network& model) const {
-  torch::NoGradGuard no_grad;
-  const auto memory_format =
-      config_.train.channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
-  model.eval();
-  auto on_device = torch::TensorOptions().device(device_);
-  auto loss_sum = torch::zeros({}, on_device.dtype(torch::kFloat64));
-  auto correct = torch::zeros({}, on_device.dtype(torch::kInt64));
-  const int64_t n = dataset_.val_size();
-  const int64_t predictions = dataset_.val_labels.numel();  // samples, or tokens for a language model
-  for (int64_t begin = 0; begin < n; begin += config_.train.batch_size) {
-    int64_t count = std::min(config_.train.batch_size, n - begin);
-    auto inputs = dataset_.val_inputs.narrow(0, begin, count).to(device_, true).contiguous(memory_format);
-    auto labels = dataset_.val_labels.narrow(0, begin, count).to(device_, true);
-    torch::Tensor logits;
-    {
-      amp::AutocastScope autocast(device_.type(), amp::autocast_dtype(mode));
-      logits = model.forward(inputs);
-      loss_sum.add_(classification_loss(logits, labels, /*sum=*/true));
-    }
-    correct.add_(logits.argmax(-1).eq(labels).sum());
+bool TrialRun::warm_up(int64_t epoch, const torch::Tensor& order, int64_t end) {
+  for (int64_t step = 0; step < end; ++step) {
+    if (StopRequest::requested()) return true;
+    train_step(epoch, order, step);
   }
-  model.train();
-  return {loss_sum.item<double>() / static_cast<double>(predictions),
-          static_cast<double>(correct.item<int64_t>()) / static_cast<double>(predictions)};
+  return false;
+}
+
+TrialRun::TimedSteps TrialRun::timed(int64_t epoch, const torch::Tensor& order, int64_t begin) {
+  TimedSteps out;
+  measure::synchronize(device_);
+  const auto start = std::chrono::steady_clock::now();
+  timer_->start();
+  for (int64_t step = begin; step < steps_; ++step) {
+    if ((out.stopped = StopRequest::requested())) break;
+    train_step(epoch, order, step);
+    timer_->step_done();  // a clock read or an event record: never a sync
+  }
+  measure::synchronize(device_);
+  out.seconds = seconds_between(start, std::chrono::steady_clock::now());
+  return out;
+}
+
+void TrialRun::train_step(int64_t epoch, const torch::Tensor& order, int64_t step) {
+  auto loss = step_.loss(order, step);
+  const int64_t global_step = (epoch - 1) * steps_ + step + 1;
+  if (fault_fires_at(global_step)) loss = inject(*fault_, loss, global_step);
+  losses_.write(step, loss);
+  const bool stepped = step_.backward_and_step(loss, step);
+  if (progress_) progress_->step.store(step + 1, std::memory_order_relaxed);
+  if (!stepped) return;
+  if (scale_recorder_) scale_recorder_->record(step, *step_.scaler());
+  if (probe_ && !static_memory_marked_) {
+    // Weights, gradients and optimizer state all exist now; activations have been freed.
+    probe_->mark_static();
+    static_memory_marked_ = true;
+  }
+  step_.zero_grad();
+}
+
+bool TrialRun::record_epoch(int64_t epoch, int64_t first_timed_step, double seconds) {
+  // The timed region is closed: now read what the device accumulated.
+  if (scale_recorder_) {
+    scale_recorder_->read_epoch(epoch, steps_);
+    record_.loss_scale_trace = scale_recorder_->trace();
+  }
+  auto losses = losses_.values().to(torch::kCPU, torch::kFloat64);
+  auto bad_steps = losses.isfinite().logical_not().nonzero();
+  if (bad_steps.size(0) > 0) {
+    mark_diverged(epoch, bad_steps[0][0].item<int64_t>());
+    return false;
+  }
+  EpochRecord e;
+  e.epoch = epoch;
+  e.seconds = seconds;
+  e.timed_steps = steps_ - first_timed_step;
+  e.timed_samples = e.timed_steps * options_.train.batch_size;
+  e.samples_per_second = e.seconds > 0 ? static_cast<double>(e.timed_samples) / e.seconds : 0.0;
+  // Warm-up steps stay out of every figure, the training loss included.
+  e.train_loss = losses.narrow(0, first_timed_step, e.timed_steps).mean().item<double>();
+  if (progress_) progress_->last_train_loss.store(e.train_loss, std::memory_order_relaxed);
+  e.step_seconds = timer_->read();
+  if (const auto* scaler = step_.scaler()) {
+    e.loss_scale = scaler->scale_value();
+    // The trace already holds every skipped step: no second count on the device.
+    e.skipped_steps = static_cast<int64_t>(record_.loss_scale_trace->skipped_steps.size());
+  }
+  const auto evaluation = evaluate(model_, mode_, dataset_, options_, device_);
+  e.val_loss = evaluation.loss;
+  e.val_accuracy = evaluation.accuracy;
+  if (options_.language_model) e.val_perplexity = std::exp(e.val_loss);
+  record_.epochs.push_back(e);
+  spdlog::info(
+      "{} epoch {}/{}: {:.3f} s, {:.1f} samples/s, train loss {:.4f}, val loss {:.4f}, val acc {:.3f}",
+      amp::to_string(mode_), epoch, options_.train.epochs, e.seconds, e.samples_per_second, e.train_loss,
+      e.val_loss, e.val_accuracy);
+  return true;
+}
+
+void TrialRun::mark_interrupted(int64_t epoch) {
+  record_.status = TrialStatus::interrupted;
+  record_.detail = "stopped by signal " + std::to_string(StopRequest::signal_number()) + " during epoch " +
+                   std::to_string(epoch) + ", which is not reported";
+}
+
+void TrialRun::mark_diverged(int64_t epoch, int64_t step) {
+  record_.status = TrialStatus::diverged;
+  record_.stopped_at_step = (epoch - 1) * steps_ + step + 1;
+  record_.detail = "the training loss became NaN or inf at step " + std::to_string(*record_.stopped_at_step) +
+                   " (epoch " + std::to_string(epoch) + ", which is not reported)";
+  spdlog::warn("{}: {}", amp::to_string(mode_), *record_.detail);
+}
+
+void TrialRun::publish_epoch(int64_t epoch) const {
+  if (!progress_) return;
+  progress_->epoch.store(epoch, std::memory_order_relaxed);
+  progress_->epochs.store(options_.train.epochs, std::memory_order_relaxed);
+  progress_->steps.store(steps_, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+Trainer::Trainer(TrainerOptions options, const data::Dataset& dataset, const torch::Device& device,
+                 std::optional<FaultInjection> fault)
+    : options_(std::move(options)), dataset_(dataset), device_(device), fault_(fault) {}
+
+void Trainer::run(amp::PrecisionMode mode, models::Network& model, TrialRecord& record,
+                  measure::MemoryProbe* probe, Progress* progress) const {
+  record.warmup_steps_excluded = options_.train.warmup_steps;
+  TrialRun trial(options_, dataset_, device_, fault_, mode, model, record, probe, progress);
+  for (int64_t epoch = 1; epoch <= options_.train.epochs; ++epoch) {
+    if (!trial.epoch(epoch)) break;  // interrupted or diverged: the finished epochs stand
+  }
+  trial.finish();
 }
 
 }  // namespace ampbench::train

@@ -1,53 +1,46 @@
 #pragma once
 
+#include <optional>
+
 #include <torch/torch.h>
 
 #include "amp/precision_mode.h"
-#include "config/experiment_config.h"
 #include "data/dataset.h"
 #include "measure/memory_probe.h"
 #include "models/network.h"
-#include "optim/optimizer.h"
-#include "report/report.h"
 #include "train/fault_injection.h"
 #include "train/progress.h"
+#include "train/trainer_options.h"
+#include "train/trial_record.h"
 
 namespace ampbench::train {
 
-// The configured fused optimizer over `params`.
-std::unique_ptr<optim::Optimizer> make_optimizer(const config::OptimizerConfig& config,
-                                                 std::vector<torch::Tensor> params);
-
 // Trains one model in one precision mode for the configured epochs and measures each epoch.
 //
-// Per step: forward + loss under autocast (fp16/bf16), backward outside it; fp16 goes through a
-// GradScaler (scale, unscale_ before clipping, step skipped on inf/NaN, update), stepping only on
-// gradient-accumulation boundaries. The timed region of an epoch holds only this training work:
-// losses, skipped steps and the scale stay on the device and are read after it closes, and the
-// device is synchronised at its two ends. Validation runs after, untimed.
+// Each step is a TrainingStep (autocast forward + loss, backward outside it, fp16 through a GradScaler,
+// stepping only on gradient-accumulation boundaries). The timed region of an epoch holds only this
+// training work: losses, skipped steps and the scale stay on the device and are read after it closes,
+// and the device is synchronised at its two ends. Validation runs after, untimed.
 //
 // A trial stops early, keeping its finished epochs, when its loss becomes NaN or inf (status
-// "diverged", checked after each epoch's timed region) or when a stop was requested by a signal (status
-// "interrupted", checked at each step boundary).
+// diverged, checked after each epoch's timed region) or when a stop was requested by a signal (status
+// interrupted, checked at each step boundary).
 class Trainer {
  public:
-  Trainer(const config::ExperimentConfig& config, const data::Dataset& dataset, const torch::Device& device,
+  Trainer(TrainerOptions options, const data::Dataset& dataset, const torch::Device& device,
           std::optional<FaultInjection> fault = std::nullopt);
 
-  // Fills the record's epochs, fp16 loss-scale trace, master-weight check and data-order checksum;
-  // memory and the initial weights' checksum are the caller's. `probe`, when given, is told when the
-  // first optimizer step is done (static memory). `progress`, when given, is updated as steps finish.
-  void run(amp::PrecisionMode mode, models::Network& model, report::TrialRecord& record,
+  // Fills the record's epochs, fp16 loss-scale trace, status, master-weight check and data-order
+  // checksum; memory and the initial weights' checksum are the caller's. `probe`, when given, is told
+  // when the first optimizer step is done (static memory). `progress`, when given, is updated as steps
+  // finish.
+  void run(amp::PrecisionMode mode, models::Network& model, TrialRecord& record,
            measure::MemoryProbe* probe = nullptr, Progress* progress = nullptr) const;
 
- private:
-  struct Evaluation {
-    double loss;
-    double accuracy;
-  };
-  Evaluation evaluate(amp::PrecisionMode mode, models::Network& model) const;
+  const TrainerOptions& options() const { return options_; }
 
-  const config::ExperimentConfig& config_;
+ private:
+  TrainerOptions options_;
   const data::Dataset& dataset_;
   torch::Device device_;
   std::optional<FaultInjection> fault_;

@@ -1,9 +1,9 @@
-#include "measure/peak_flops.h"
+#include "amp/peak_flops.h"
 
 #include <algorithm>
 #include <vector>
 
-namespace ampbench::measure {
+namespace ampbench::amp {
 namespace {
 
 struct Peak {
@@ -53,22 +53,22 @@ bool contains_words(const std::vector<std::string>& device, const std::vector<st
 
 }  // namespace
 
-std::optional<double> dense_peak_tflops(const std::string& gpu_name, amp::PrecisionMode mode) {
+std::optional<double> dense_peak_tflops(const std::string& gpu_name, PrecisionMode mode) {
   const auto device_words = words(gpu_name);
   for (const auto& peak : peaks()) {
     if (!contains_words(device_words, words(peak.name))) continue;
     switch (mode) {
-      case amp::PrecisionMode::fp16:
+      case PrecisionMode::fp16:
         return peak.fp16;
-      case amp::PrecisionMode::bf16:
+      case PrecisionMode::bf16:
         return peak.bf16;
-      case amp::PrecisionMode::tf32:
+      case PrecisionMode::tf32:
         return peak.tf32;
-      case amp::PrecisionMode::fp32:
+      case PrecisionMode::fp32:
         return peak.fp32;
     }
   }
   return std::nullopt;
 }
 
-}  // namespace ampbench::measure
+}  // namespace ampbench::amp

@@ -1,11 +1,11 @@
-#include "config/json_reader.h"
+#include "util/json_reader.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <optional>
 
-namespace ampbench::config {
+namespace ampbench::util {
 namespace {
 
 const nlohmann::json& empty_object() {
@@ -140,7 +140,7 @@ class DuplicateKeyFinder : public nlohmann::json_sax<nlohmann::json> {
 nlohmann::json parse_json_strictly(const std::string& text) {
   DuplicateKeyFinder finder;
   nlohmann::json::sax_parse(text, &finder);
-  if (finder.duplicate) throw ConfigError(*finder.duplicate, "appears twice in the same object; keep one");
+  if (finder.duplicate) throw InputError(*finder.duplicate, "appears twice in the same object; keep one");
   return nlohmann::json::parse(text);
 }
 
@@ -156,7 +156,7 @@ std::string describe_json(const nlohmann::json& value) {
 ObjectReader::ObjectReader(const nlohmann::json& value, std::string path)
     : value_(value), path_(std::move(path)) {
   if (!value_.is_object()) {
-    throw ConfigError(path_.empty() ? "/" : path_, "expected an object, got " + describe_json(value_));
+    throw InputError(path_.empty() ? "/" : path_, "expected an object, got " + describe_json(value_));
   }
 }
 
@@ -181,7 +181,7 @@ const nlohmann::json& ObjectReader::at(const std::string& key) {
 }
 
 void ObjectReader::fail(const std::string& key, const std::string& problem) const {
-  throw ConfigError(path_of(key), problem);
+  throw InputError(path_of(key), problem);
 }
 
 int64_t ObjectReader::integer(const std::string& key, int64_t fallback, int64_t min, int64_t max) {
@@ -244,7 +244,7 @@ std::vector<int64_t> ObjectReader::integer_list(const std::string& key, const st
   for (size_t i = 0; i < v.size(); ++i) {
     const auto& item = v[i];
     if (auto problem = integer_problem(item, min_value, std::numeric_limits<int64_t>::max())) {
-      throw ConfigError(path_of(key) + "/" + std::to_string(i), *problem);
+      throw InputError(path_of(key) + "/" + std::to_string(i), *problem);
     }
     out.push_back(item.get<int64_t>());
   }
@@ -259,8 +259,8 @@ std::vector<std::string> ObjectReader::string_list(const std::string& key,
   std::vector<std::string> out;
   for (size_t i = 0; i < v.size(); ++i) {
     if (!v[i].is_string()) {
-      throw ConfigError(path_of(key) + "/" + std::to_string(i),
-                        "expected a string, got " + describe_json(v[i]));
+      throw InputError(path_of(key) + "/" + std::to_string(i),
+                       "expected a string, got " + describe_json(v[i]));
     }
     out.push_back(v[i].get<std::string>());
   }
@@ -293,4 +293,4 @@ void ObjectReader::finish() const {
   }
 }
 
-}  // namespace ampbench::config
+}  // namespace ampbench::util

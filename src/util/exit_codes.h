@@ -1,11 +1,11 @@
 #pragma once
 
-namespace ampbench::cli {
+namespace ampbench::util {
 
-// What ampbench's exit status means, for the scripts and CI jobs that gate on it.
+// What the exit status of ampbench's programs means, for the scripts and CI jobs that gate on it.
 constexpr int kExitRuntimeFailure = 1;
 constexpr int kExitUsage = 2;          // a usage or config error, told in one line; nothing written
 constexpr int kExitGateFailed = 3;     // a gate or a `compare` limit failed
 constexpr int kExitInterrupted = 130;  // stopped by SIGINT or SIGTERM; the partial report is written
 
-}  // namespace ampbench::cli
+}  // namespace ampbench::util

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/config_error.h"
+#include "util/input_error.h"
 
-namespace ampbench::config {
+namespace ampbench::util {
 
 // Reads one JSON object strictly: every value is type- and range-checked, every error names its JSON
 // pointer, and finish() rejects keys nobody asked for, so a typo is never silently ignored.
@@ -56,11 +56,11 @@ class ObjectReader {
 };
 
 // Parses JSON text as nlohmann::json::parse does, but refuses an object that holds the same key twice
-// (JSON readers differ on which one counts, and one would be silently ignored): throws ConfigError
+// (JSON readers differ on which one counts, and one would be silently ignored): throws InputError
 // naming the key's JSON pointer. Syntax errors throw nlohmann::json::parse_error as parse() does.
 nlohmann::json parse_json_strictly(const std::string& text);
 
 // A short rendering of a JSON value for error messages ("-3", "\"abc\"", "an object").
 std::string describe_json(const nlohmann::json& value);
 
-}  // namespace ampbench::config
+}  // namespace ampbench::util

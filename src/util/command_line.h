@@ -5,9 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/exit_codes.h"
+#include "util/exit_codes.h"
 
-namespace ampbench::cli {
+namespace ampbench::util {
 
 // Parses the command line into the options bound on `app`. Returns the exit code to stop with: 0 after
 // --help or --version (printed by CLI11), kExitUsage after a parse error, told in one line on stderr; nothing
@@ -24,4 +24,4 @@ inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** arg
   return std::nullopt;
 }
 
-}  // namespace ampbench::cli
+}  // namespace ampbench::util

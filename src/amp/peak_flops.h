@@ -5,11 +5,11 @@
 
 #include "amp/precision_mode.h"
 
-namespace ampbench::measure {
+namespace ampbench::amp {
 
 // The GPU's dense (no sparsity) peak TFLOP/s for the matrix format a mode runs its matmuls in: fp16 and
 // bf16 on tensor cores, tf32 on tensor cores, fp32 on CUDA cores. From the vendors' data sheets; nullopt
 // for a device or format the table does not know (then no MFU is reported, rather than a guess).
-std::optional<double> dense_peak_tflops(const std::string& gpu_name, amp::PrecisionMode mode);
+std::optional<double> dense_peak_tflops(const std::string& gpu_name, PrecisionMode mode);
 
-}  // namespace ampbench::measure
+}  // namespace ampbench::amp

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Fails when a source file includes a header of a higher layer (docs/ARCHITECTURE.md).
+
+The layers, lowest first: each may include its own headers and those of the layers below it.
+benchmarks/ are programs on the library (any layer but cli/); tests/ may include anything.
+
+Usage: check_layers.py [ROOT]   (default: the repository this script is in)
+"""
+import pathlib
+import re
+import sys
+
+LAYERS = ["util", "measure", "optim", "amp", "data", "models", "config", "train", "report", "api", "cli"]
+RANK = {name: rank for rank, name in enumerate(LAYERS)}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/[^"]+"', re.MULTILINE)
+
+
+def layer_of(root, path):
+    """The layer a file belongs to, or 'program' for benchmarks/, or None for files no rule covers."""
+    parts = path.relative_to(root).parts
+    if parts[0] == "src" and len(parts) > 2 and parts[1] in RANK:
+        return parts[1]
+    if parts[0] == "models":
+        return "models"
+    if parts[0] == "benchmarks":
+        return "program"
+    return None
+
+
+def violations(root):
+    found = []
+    for path in sorted(list(root.glob("src/**/*")) + list(root.glob("models/*")) + list(root.glob("benchmarks/*"))):
+        if path.suffix not in (".h", ".cpp"):
+            continue
+        layer = layer_of(root, path)
+        if layer is None:
+            continue
+        allowed = RANK["cli"] - 1 if layer == "program" else RANK[layer]
+        for match in INCLUDE.finditer(path.read_text()):
+            target = match.group(1)
+            if target in RANK and RANK[target] > allowed:
+                line = path.read_text()[: match.start()].count("\n") + 1
+                found.append(f"{path.relative_to(root)}:{line}: {layer} includes {target}/, a higher layer")
+    return found
+
+
+def main():
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
+    found = violations(root)
+    for line in found:
+        print(line)
+    if found:
+        print(f"{len(found)} upward include(s); the layers, lowest first: {' <- '.join(LAYERS)}")
+        return 1
+    print(f"layers: no upward include ({' <- '.join(LAYERS)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+#include "api/benchmark.h"
+
+#include <spdlog/spdlog.h>
+
+#include "config/resolve.h"
+#include "measure/environment.h"
+#include "report/analysis.h"
+#include "report/run_folder.h"
+#include "train/experiment.h"
+#include "train/stop_request.h"
+
+namespace ampbench::api {
+namespace {
+
+void check_fault(const std::optional<train::FaultInjection>& fault, const train::Experiment& experiment,
+                 int64_t repeats) {
+  if (!fault) return;
+  if (auto problem =
+          train::why_fault_misses(*fault, experiment.runnable_modes(), experiment.steps_per_trial(), repeats))
+    throw UnreachableFault(*problem);
+}
+
+// The exports, and for a dry run the run folder it would make (a real run makes it, which says why not).
+void check_outputs(const report::ReportWriter& writer, const config::ExperimentConfig& config, bool dry_run) {
+  try {
+    writer.check_exports();
+    if (dry_run) report::check_run_folder_creatable(config.output_dir);
+  } catch (const std::exception& e) {
+    throw OutputError(e.what());
+  }
+}
+
+std::filesystem::path make_run_folder(const config::ExperimentConfig& config) {
+  try {
+    return report::create_run_folder(config.output_dir, config.name);
+  } catch (const std::exception& e) {
+    throw OutputError(e.what());
+  }
+}
+
+// Analyses and writes what was measured so far, after each trial and at the end.
+class Recorder {
+ public:
+  Recorder(report::RunContext context, const report::ReportWriter& writer)
+      : context_(std::move(context)), writer_(writer) {}
+
+  report::RunReport record(const train::ExperimentResult& measured) {
+    auto report = report::analyse(context_, measured);
+    const auto failure = writer_.write(report);
+    if (failure && !failure_)
+      spdlog::warn("{}; the run goes on, and its summary is printed at the end", *failure);
+    failure_ = failure;
+    return report;
+  }
+  const std::optional<std::string>& failure() const { return failure_; }
+
+ private:
+  report::RunContext context_;
+  const report::ReportWriter& writer_;
+  std::optional<std::string> failure_;
+};
+
+}  // namespace
+
+Outcome run_benchmark(const Request& request) {
+  Outcome outcome;
+  outcome.config = config::parse_experiment_config(request.config);
+  const auto device = config::resolve_device(outcome.config);
+  train::Experiment experiment(outcome.config, device, request.fault);  // reads the data
+  check_fault(request.fault, experiment, outcome.config.repeats);
+  report::ReportWriter writer(request.exports);
+  check_outputs(writer, outcome.config, request.dry_run);
+  if (request.dry_run) return outcome;
+
+  outcome.run_folder = make_run_folder(outcome.config);
+  writer.set_run_folder(outcome.run_folder);
+  spdlog::info("writing to {}", outcome.run_folder.string());
+  // From here on, SIGINT/SIGTERM stop at the next step and the report is written, marked partial.
+  train::StopRequest::install_signal_handlers();
+  if (request.on_start) request.on_start(outcome.run_folder);
+  const auto& config = outcome.config;
+  Recorder recorder(report::make_run_context(
+                        config, measure::capture_environment(device, config::to_json(config), config.seed)),
+                    writer);
+  const auto measured = experiment.run(
+      [&](const train::ExperimentResult& so_far) { recorder.record(so_far); }, request.progress);
+  outcome.report = recorder.record(measured);
+  outcome.write_failure = recorder.failure();
+  outcome.stdout_export = writer.stdout_export(outcome.report);
+  return outcome;
+}
+
+}  // namespace ampbench::api

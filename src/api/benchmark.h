@@ -1,0 +1,60 @@
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/experiment_config.h"
+#include "report/report.h"
+#include "report/report_writer.h"
+#include "train/fault_injection.h"
+#include "train/progress.h"
+
+namespace ampbench::api {
+
+// A report file or run folder that cannot be written, found before anything ran.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A planted fault (testing) that would never fire in this run, so a test cannot pass by missing it.
+class UnreachableFault : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What to benchmark, and how to tell the caller about it.
+struct Request {
+  nlohmann::json config;  // the config document, with the command line's overrides applied
+  std::optional<train::FaultInjection> fault;
+  std::vector<report::ExportTarget> exports;
+  bool dry_run = false;                 // make every check a run makes, then stop: nothing is written
+  train::Progress* progress = nullptr;  // updated as steps finish (for a live display)
+  // Called once every check has passed and the run folder exists, just before the first trial.
+  std::function<void(const std::filesystem::path& run_folder)> on_start;
+};
+
+// What happened.
+struct Outcome {
+  config::ExperimentConfig config;           // as resolved, every default filled in
+  report::RunReport report;                  // the final report (empty after a dry run)
+  std::filesystem::path run_folder;          // where it was written (empty after a dry run)
+  std::optional<std::string> write_failure;  // why the last write of the reports failed, if it did
+  std::optional<std::string> stdout_export;  // the export that goes to stdout, rendered
+};
+
+// The library's front door: one benchmark from a request. Checks everything the request gives before
+// anything is written (the config, the device, the data, the fault, the outputs) and throws
+// util::InputError, OutputError or UnreachableFault for what is wrong; then runs every trial, analysing
+// and rewriting the reports after each, so that a crash later loses nothing. A report that cannot be
+// written does not stop the run: the outcome says why. SIGINT/SIGTERM during the run stop it at the next
+// step; the outcome's report is then partial.
+Outcome run_benchmark(const Request& request);
+
+}  // namespace ampbench::api

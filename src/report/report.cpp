@@ -1,0 +1,35 @@
+#include "report/report.h"
+
+#include <utility>
+
+#include "util/enum_names.h"
+
+namespace ampbench::report {
+namespace {
+
+constexpr util::EnumNames<WarningKind, 13> kWarningNames{{
+    {WarningKind::diverged, "diverged"},
+    {WarningKind::oom, "oom"},
+    {WarningKind::failed, "failed"},
+    {WarningKind::interrupted, "interrupted"},
+    {WarningKind::skipped, "skipped"},
+    {WarningKind::no_tensor_cores, "no_tensor_cores"},
+    {WarningKind::no_16bit_arithmetic, "no_16bit_arithmetic"},
+    {WarningKind::scale_collapse, "scale_collapse"},
+    {WarningKind::data_on_host, "data_on_host"},
+    {WarningKind::outlier, "outlier"},
+    {WarningKind::high_cv, "high_cv"},
+    {WarningKind::debug_build, "debug_build"},
+    {WarningKind::few_repeats, "few_repeats"},
+}};
+
+}  // namespace
+
+std::string_view to_string(WarningKind kind) { return util::name_of(kWarningNames, kind); }
+
+RunContext make_run_context(const config::ExperimentConfig& config, measure::Environment environment) {
+  return {config.name,  config.model.type,       config.repeats,        config.precision.fidelity_tolerance,
+          config.gates, config::to_json(config), std::move(environment)};
+}
+
+}  // namespace ampbench::report

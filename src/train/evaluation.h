@@ -1,0 +1,21 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include "amp/precision_mode.h"
+#include "data/dataset.h"
+#include "models/network.h"
+#include "train/trainer_options.h"
+
+namespace ampbench::train {
+
+struct Evaluation {
+  double loss;      // mean cross-entropy per prediction
+  double accuracy;  // of the predictions: samples, or tokens for a language model
+};
+
+// The model on the whole validation set, in the mode it trained in (autocast forward + loss), untimed.
+Evaluation evaluate(models::Network& model, amp::PrecisionMode mode, const data::Dataset& dataset,
+                    const TrainerOptions& options, const torch::Device& device);
+
+}  // namespace ampbench::train

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "amp/mode_support.h"
+#include "amp/precision_mode.h"
+#include "train/trial_record.h"
+
+namespace ampbench::train {
+
+// Everything an experiment measured, before any analysis: the trials and what was known about the modes
+// and the work before they ran.
+struct ExperimentResult {
+  std::vector<TrialRecord> trials;  // in the order they ran (modes interleaved); skipped modes once
+  std::map<amp::PrecisionMode, amp::ModeCaveat> mode_caveats;  // runs, but the reader should know (per mode)
+  std::map<amp::PrecisionMode, double> grad_cosine_vs_fp32;    // modes whose first gradient was finite
+  std::optional<double> train_flops_per_sample;      // analytical: 3 x 2 x the forward pass's multiply-adds
+  std::map<amp::PrecisionMode, double> peak_tflops;  // the device's dense peak per mode, where known
+  bool data_on_device = true;  // false: too large for the device, batches copied from host memory
+  bool complete = false;       // false while trials are still running, or when the run stopped early
+  std::optional<std::string> stopped_by;  // "SIGINT" or "SIGTERM": the run stopped early
+};
+
+}  // namespace ampbench::train

@@ -1,0 +1,62 @@
+#include "train/training_step.h"
+
+#include "amp/autocast_scope.h"
+#include "optim/grad_clipping.h"
+#include "train/classification_loss.h"
+
+namespace ampbench::train {
+
+TrainingStep::TrainingStep(const TrainerOptions& options, amp::PrecisionMode mode, models::Network& model,
+                           const data::Dataset& dataset, const torch::Device& device)
+    : options_(options),
+      mode_(mode),
+      model_(model),
+      dataset_(dataset),
+      device_(device),
+      steps_(dataset.train_size() / options.train.batch_size),
+      optimizer_(optim::make_optimizer(options.train.optimizer, model.parameters())) {
+  if (amp::needs_grad_scaler(mode)) scaler_.emplace(options.grad_scaler, device);
+}
+
+torch::Tensor TrainingStep::loss(const torch::Tensor& order, int64_t step) {
+  const int64_t batch = options_.train.batch_size;
+  auto index = order.narrow(0, step * batch, batch);
+  auto inputs = dataset_.train_inputs.index_select(0, index);
+  auto labels = dataset_.train_labels.index_select(0, index);
+  // Host-resident data (too large for the device) needs one copy per batch; staged data is there
+  // already, and skipping the no-op .to() saves a dispatch per step.
+  if (!dataset_.staged) {
+    inputs = inputs.to(device_, true);
+    labels = labels.to(device_, true);
+  }
+  inputs = inputs.contiguous(options_.memory_format());
+  amp::AutocastScope autocast(device_.type(), amp::autocast_dtype(mode_));
+  return classification_loss(model_.forward(inputs), labels);
+}
+
+bool TrainingStep::backward_and_step(const torch::Tensor& loss, int64_t step) {
+  const int64_t accumulation = options_.train.accumulation_steps;
+  // Without accumulation, dividing by 1 would cost a kernel forward and one backward for nothing.
+  auto scaled = accumulation > 1 ? loss / static_cast<double>(accumulation) : loss;
+  (scaler_ ? scaler_->scale(scaled) : scaled).backward();
+  const bool boundary = (step + 1) % accumulation == 0 || step + 1 == steps_;
+  if (boundary) optimizer_step();
+  return boundary;
+}
+
+void TrainingStep::optimizer_step() {
+  const auto& clip = options_.train.clip_grad_norm;
+  if (!scaler_) {
+    if (clip) optim::clip_grad_norm_(optimizer_->grads(), *clip);
+    optimizer_->step();
+    return;
+  }
+  if (clip) {
+    scaler_->unscale_(*optimizer_);
+    optim::clip_grad_norm_(optimizer_->grads(), *clip);
+  }
+  scaler_->step(*optimizer_);
+  scaler_->update();
+}
+
+}  // namespace ampbench::train

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include <torch/torch.h>
+
+#include "amp/grad_scaler.h"
+#include "amp/precision_mode.h"
+#include "data/dataset.h"
+#include "models/network.h"
+#include "optim/optimizer.h"
+#include "train/trainer_options.h"
+
+namespace ampbench::train {
+
+// The work of one training step in one precision mode, shared by the Trainer and the overhead
+// benchmark's bare loop so that the two cannot drift: cut the batch, forward + loss under autocast
+// (fp16/bf16), backward outside it (through the GradScaler for fp16), and on a gradient-accumulation
+// boundary clip and step the optimizer (fp16: unscale_ before clipping, step skipped on inf/NaN, update).
+// Nothing here syncs with the host.
+class TrainingStep {
+ public:
+  TrainingStep(const TrainerOptions& options, amp::PrecisionMode mode, models::Network& model,
+               const data::Dataset& dataset, const torch::Device& device);
+
+  // Batches in an epoch: the last partial batch is dropped, so every step has the same shapes.
+  int64_t steps_per_epoch() const { return steps_; }
+  // The loss of batch `step` of an epoch's order (on the device the data lives on), computed under
+  // autocast in fp32 from the logits.
+  torch::Tensor loss(const torch::Tensor& order, int64_t step);
+  // Backward of `loss`; on an accumulation boundary also the optimizer step. True when it stepped: the
+  // gradients are then spent and the caller drops them with zero_grad().
+  bool backward_and_step(const torch::Tensor& loss, int64_t step);
+  void zero_grad() { optimizer_->zero_grad(); }
+  // fp16's GradScaler; nullptr in the other modes.
+  const amp::GradScaler* scaler() const { return scaler_ ? &*scaler_ : nullptr; }
+
+ private:
+  void optimizer_step();
+
+  const TrainerOptions& options_;
+  amp::PrecisionMode mode_;
+  models::Network& model_;
+  const data::Dataset& dataset_;
+  torch::Device device_;
+  int64_t steps_;
+  std::unique_ptr<optim::Optimizer> optimizer_;
+  std::optional<amp::GradScaler> scaler_;
+};
+
+}  // namespace ampbench::train

@@ -1,0 +1,71 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "amp/precision_mode.h"
+#include "measure/memory_probe.h"
+
+namespace ampbench::train {
+
+// What one trial measured: the records the reports are made of. An optional that is empty means
+// "undefined here" and is written as null / an empty cell, never as 0.
+
+struct EpochRecord {
+  int64_t epoch = 0;   // 1-based
+  double seconds = 0;  // timed wall time of the epoch, device synchronised at both ends
+  int64_t timed_steps = 0;
+  int64_t timed_samples = 0;
+  double samples_per_second = 0;
+  double train_loss = 0;  // mean over the epoch's timed steps (warm-up steps excluded)
+  double val_loss = 0;
+  double val_accuracy = 0;               // next-token accuracy for a language model
+  std::optional<double> val_perplexity;  // language models: exp(val_loss)
+  std::optional<double> loss_scale;      // fp16: the GradScaler's scale at the end of the epoch
+  std::optional<int64_t> skipped_steps;  // fp16: optimizer steps skipped for inf/NaN gradients, so far
+  // Duration of each timed step: host clock on the CPU (whose ops are synchronous), device events on a
+  // GPU (recorded in the loop, read after the epoch).
+  std::vector<double> step_seconds;
+};
+
+// fp16's dynamic loss scale over a whole trial, warm-up steps included. Steps are 1-based and count
+// across epochs, as stopped_at_step does.
+struct LossScaleTrace {
+  std::vector<int64_t> skipped_steps;               // optimizer steps skipped for inf/NaN gradients
+  std::vector<std::pair<int64_t, double>> changes;  // (step, the scale after it) whenever it changed
+  double min_scale = 0;                             // the lowest scale reached
+  int64_t longest_backoff_run = 0;                  // most consecutive optimizer steps that backed off
+};
+
+// How a trial ended. Only an ok trial counts in the summary.
+enum class TrialStatus { ok, diverged, oom, failed, interrupted, skipped };
+std::string_view to_string(TrialStatus status);
+
+// One training run of one mode: the unit that `repeats` multiplies.
+struct TrialRecord {
+  amp::PrecisionMode mode = amp::PrecisionMode::fp32;
+  int64_t trial = 1;  // 1-based, per mode
+  TrialStatus status = TrialStatus::ok;
+  std::optional<int64_t> stopped_at_step;  // diverged: the first step whose loss was not finite
+  std::optional<std::string> detail;       // why a trial that is not ok stopped, or did not start
+  std::vector<EpochRecord> epochs;
+  std::optional<LossScaleTrace> loss_scale_trace;  // fp16 only
+  measure::MemoryReading memory;
+  bool master_weights_fp32 = true;
+  std::string initial_weights_checksum;  // equal across trials: the same initial weights
+  std::string data_order_checksum;       // equal across trials: the same batches in the same order
+  int64_t warmup_steps_excluded = 0;
+  // The math switches the trial ran with (TF32, cuDNN autotuning) and the memory layout of the model.
+  bool tf32 = false;
+  bool cudnn_benchmark = false;
+  bool channels_last = false;
+
+  // Finished with figures to summarise.
+  bool finished() const { return status == TrialStatus::ok && !epochs.empty(); }
+};
+
+}  // namespace ampbench::train

@@ -1,0 +1,93 @@
+#pragma once
+
+// A fixed report of every kind of trial, built by hand: what the snapshot and warning tests render and
+// judge.
+#include "report/analysis.h"
+#include "report/report.h"
+
+namespace ampbench::testing {
+
+using namespace ampbench::report;
+using ampbench::amp::PrecisionMode;
+using ampbench::config::Gate;
+using ampbench::train::EpochRecord;
+using ampbench::train::LossScaleTrace;
+using ampbench::train::TrialRecord;
+using ampbench::train::TrialStatus;
+
+inline TrialRecord trial(PrecisionMode mode, int64_t number, double seconds_per_epoch, int64_t peak,
+                         double val_loss) {
+  TrialRecord t;
+  t.mode = mode;
+  t.trial = number;
+  t.memory = {"cpu-tracking-allocator", 1 << 20, peak << 20, std::nullopt, 1000 << 20};
+  t.initial_weights_checksum = "00000000000000aa";
+  t.data_order_checksum = "00000000000000bb";
+  for (int64_t epoch = 1; epoch <= 2; ++epoch) {
+    EpochRecord e;
+    e.epoch = epoch;
+    e.seconds = seconds_per_epoch * (epoch == 1 ? 1.5 : 1.0);
+    e.timed_steps = 4;
+    e.timed_samples = 128;
+    e.samples_per_second = 128 / e.seconds;
+    e.train_loss = 1.0 / double(epoch);
+    e.val_loss = val_loss + 0.25 * double(2 - epoch);
+    e.val_accuracy = 0.5;
+    e.step_seconds = {e.seconds / 4, e.seconds / 4, e.seconds / 4, e.seconds / 4};
+    if (mode == PrecisionMode::fp16) {
+      e.loss_scale = 32768;
+      e.skipped_steps = 1;
+    }
+    t.epochs.push_back(e);
+  }
+  if (mode == PrecisionMode::fp16) {
+    // Trial 2's scale collapses: six back-offs in a row.
+    t.loss_scale_trace = LossScaleTrace{{3}, {{3, 32768.0}}, 32768.0, 1};
+    if (number == 2) t.loss_scale_trace = LossScaleTrace{{1, 2, 3, 4, 5, 6}, {{6, 1024.0}}, 1024.0, 6};
+  }
+  return t;
+}
+
+inline RunReport fixed_report() {
+  RunReport r;
+  r.context.name = "snapshot";
+  r.context.model = "mlp";
+  r.context.fidelity_tolerance = 0.015;
+  r.context.resolved_config = {
+      {"name", "snapshot"}, {"model", {{"type", "mlp"}}}, {"precision", {{"fidelity_tolerance", 0.015}}}};
+  auto& env = r.context.environment;
+  env.ampbench_version = "0.1.0";
+  env.git_commit = "0123456789ab";
+  env.build_type = "Release";
+  env.compiler = "gcc 12.2.0";
+  env.libtorch_version = "2.13.0";
+  env.device = "cpu";
+  env.device_name = env.cpu_model = "Test CPU";
+  env.cpu_cores = 2;
+  env.torch_threads = 2;
+  env.host_malloc = "default";
+  env.hostname = "host";
+  env.config_hash = "00000000deadbeef";
+  env.seed = 0;
+  env.timestamp_utc = "2026-01-01T00:00:00Z";
+  auto& measured = r.measured;
+  measured.trials = {
+      trial(PrecisionMode::fp32, 1, 1.0, 4000, 1.0),   trial(PrecisionMode::bf16, 1, 0.5, 2000, 1.02),
+      trial(PrecisionMode::fp16, 1, 0.25, 3000, 1.01), trial(PrecisionMode::fp32, 2, 1.1, 4000, 1.0),
+      trial(PrecisionMode::bf16, 2, 0.55, 2000, 1.02), trial(PrecisionMode::fp16, 2, 0.26, 3000, 1.01)};
+  TrialRecord skipped;
+  skipped.mode = PrecisionMode::tf32;
+  skipped.status = TrialStatus::skipped;
+  skipped.detail = "TF32 is a format of NVIDIA tensor cores, which this device lacks";
+  measured.trials.insert(measured.trials.begin() + 1, skipped);
+  measured.grad_cosine_vs_fp32 = {{PrecisionMode::bf16, 0.9991}, {PrecisionMode::fp16, 0.99999}};
+  measured.train_flops_per_sample = 6.0e9;
+  // A peak for fp16 only: the other modes get no MFU (empty, not 0).
+  measured.peak_tflops = {{PrecisionMode::fp16, 10.0}};
+  measured.complete = true;
+  r.context.gates[Gate::min_speedup][PrecisionMode::bf16] = 1.5;
+  r.context.gates[Gate::max_memory_ratio][PrecisionMode::fp16] = 0.5;
+  return analyse(r.context, measured);
+}
+
+}  // namespace ampbench::testing

@@ -1,0 +1,36 @@
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "measure/device.h"
+#include "util/input_error.h"
+
+using ampbench::util::InputError;
+
+TEST(Device, ValidSpecsAreAutoCpuCudaAndCudaN) {
+  for (const char* spec : {"auto", "cpu", "cuda", "cuda:0", "cuda:7", "cuda:255"})
+    EXPECT_TRUE(ampbench::measure::is_valid_device_spec(spec)) << spec;
+  for (const char* spec : {"", "gpu", "cuda:", "cuda:01", "cuda:-1", "cuda:1000", "CPU"})
+    EXPECT_FALSE(ampbench::measure::is_valid_device_spec(spec)) << spec;
+}
+
+TEST(Device, AnUnavailableDeviceIsAnInputErrorWithoutALocation) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "a CUDA GPU is visible";
+  try {
+    ampbench::measure::resolve_device("cuda");
+    FAIL() << "cuda was accepted without a GPU";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "");  // the config layer adds /device
+    EXPECT_NE(e.problem().find("cuda requested"), std::string::npos) << e.what();
+  }
+}
+
+// torch::Device would wrap an index of 256 to 0 (an 8-bit index): ampbench refuses it by the GPUs there are.
+TEST(Device, AnIndexPastTheVisibleGpusIsRefusedNotWrappedOnAGpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
+  try {
+    ampbench::measure::resolve_device("cuda:256");
+    FAIL() << "cuda:256 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cuda:256 requested, but only "), std::string::npos) << e.what();
+  }
+}

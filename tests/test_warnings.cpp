@@ -1,0 +1,123 @@
+// The warnings a report carries, on hand-built reports.
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "report/summary.h"
+#include "report/warnings.h"
+#include "report_fixture.h"
+
+using namespace ampbench::testing;
+
+TEST(Warnings, FewRepeatsHighCvOutliersAndDebugBuilds) {
+  auto r = fixed_report();
+  auto kinds = [](const std::vector<Warning>& ws) {
+    std::vector<std::string> out;
+    for (const auto& w : ws) out.push_back(std::string(to_string(w.kind)));
+    return out;
+  };
+  // fp16's trial 2 backs off six times in a row; tf32 was skipped; two trials per mode: too few for a
+  // verdict; fp32 varies by 1.0 vs 1.1 s: a CV above 5 %.
+  EXPECT_EQ(kinds(r.warnings),
+            (std::vector<std::string>{"scale_collapse", "skipped", "few_repeats", "high_cv", "high_cv"}));
+  const auto few = std::find_if(r.warnings.begin(), r.warnings.end(),
+                                [](const Warning& w) { return w.kind == WarningKind::few_repeats; });
+  // One line for the run, every mode with the same count named in it, in summary order.
+  ASSERT_NE(few, r.warnings.end());
+  EXPECT_EQ(few->message, "fp32, bf16, fp16: 2 trial(s) each: too few for a speed-up verdict");
+  EXPECT_FALSE(few->mode.has_value());
+  r.context.environment.build_type = "Debug";
+  r.measured.trials.push_back(trial(PrecisionMode::fp32, 3, 1.0, 4000, 1.0));
+  r.measured.trials.push_back(trial(PrecisionMode::fp32, 4, 1.05, 4000, 1.0));
+  r.measured.trials.push_back(trial(PrecisionMode::fp32, 5, 3.0, 4000, 1.0));  // an outlier
+  r.summary = summarize(r.context, r.measured);
+  auto warnings = find_warnings(r);
+  EXPECT_EQ(warnings.front().kind, WarningKind::debug_build);
+  bool outlier = false;
+  for (const auto& w : warnings) {
+    if (w.kind != WarningKind::outlier) continue;
+    outlier |= w.message.find("trial 5, epoch 2") != std::string::npos;
+    EXPECT_NE(w.message.find("far slower than the mode's median"), std::string::npos) << w.message;
+  }
+  EXPECT_TRUE(outlier);
+}
+
+TEST(Warnings, AModeWithFewerTrialsThanTheOthersHasAFewRepeatsLineOfItsOwn) {
+  RunReport r;
+  r.context.environment.build_type = "Release";
+  r.measured.data_on_device = true;
+  for (int t = 1; t <= 2; ++t) {
+    r.measured.trials.push_back(trial(PrecisionMode::fp32, t, 1.0, 4000, 1.0));
+    r.measured.trials.push_back(trial(PrecisionMode::bf16, t, 1.0, 4000, 1.0));
+  }
+  r.measured.trials.push_back(
+      trial(PrecisionMode::fp16, 1, 1.0, 4000, 1.0));  // as if its second trial was lost
+  r.context.repeats = 2;
+  r.summary = summarize(r.context, r.measured);
+  std::vector<std::string> few;
+  for (const auto& w : find_warnings(r)) {
+    if (w.kind != WarningKind::few_repeats) continue;
+    few.push_back(w.message + "; " + w.advice);
+    EXPECT_EQ(w.mode.has_value(), w.message.rfind("fp16: ", 0) == 0) << w.message;
+  }
+  EXPECT_EQ(few,
+            (std::vector<std::string>{
+                "fp16: 1 of 2 trial(s): too few for a speed-up verdict, and no uncertainty interval; the "
+                "others ended early (see their warnings): fix what stopped them and rerun",
+                "fp32, bf16: 2 trial(s) each: too few for a speed-up verdict; set \"repeats\" to 3 or more "
+                "(5 or more for a tighter interval); trials are interleaved across modes"}));
+}
+
+TEST(Warnings, AnEpochFarFasterThanTheRestIsSaidToBeFaster) {
+  RunReport r;
+  r.context.environment.build_type = "Release";
+  r.measured.data_on_device = true;
+  for (int t = 1; t <= 5; ++t)
+    r.measured.trials.push_back(trial(PrecisionMode::fp32, t, t == 3 ? 0.3 : 1.0 + 0.01 * t, 4000, 1.0));
+  r.summary = summarize(r.context, r.measured);
+  std::vector<std::string> outliers;
+  for (const auto& w : find_warnings(r)) {
+    if (w.kind == WarningKind::outlier) outliers.push_back(w.message + " / " + w.advice);
+  }
+  ASSERT_EQ(outliers.size(), 1u);
+  EXPECT_NE(outliers[0].find("trial 3, epoch 2 took 0.300 s, far faster than the mode's median"),
+            std::string::npos)
+      << outliers[0];
+  EXPECT_NE(outliers[0].find("during the other epochs"), std::string::npos) << outliers[0];
+}
+
+TEST(Warnings, AScaleCollapseIsALongRunOfBackOffsOrAScaleBelowOne) {
+  auto warnings_for = [](LossScaleTrace trace) {
+    RunReport r;
+    r.context.environment.build_type = "Release";
+    TrialRecord t;
+    t.mode = PrecisionMode::fp16;
+    t.status = TrialStatus::interrupted;  // no summary needed: the trace alone decides
+    t.loss_scale_trace = trace;
+    r.measured.trials.push_back(t);
+    int collapses = 0;
+    for (const auto& w : find_warnings(r)) collapses += w.kind == WarningKind::scale_collapse;
+    return collapses;
+  };
+  EXPECT_EQ(warnings_for({{1, 2, 3, 4}, {{4, 4096.0}}, 4096.0, 4}), 0);  // the usual start: finding its level
+  EXPECT_EQ(warnings_for({{1, 2, 3, 4, 5}, {{5, 2048.0}}, 2048.0, kScaleCollapseRun}), 1);
+  EXPECT_EQ(warnings_for({{9}, {{9, 0.5}}, 0.5, 1}), 1);  // under the floor
+}
+
+TEST(Warnings, AModeCaveatIsFlaggedWithItsKindAndAdvice) {
+  using Caveat = ampbench::amp::ModeCaveat;
+  RunReport r;
+  r.context.environment.build_type = "Release";
+  r.measured.mode_caveats[PrecisionMode::fp16] = {Caveat::Kind::no_tensor_cores, "no tensor cores",
+                                                  "use a newer GPU"};
+  r.measured.mode_caveats[PrecisionMode::bf16] = {Caveat::Kind::no_16bit_arithmetic, "no bf16 arithmetic",
+                                                  "use AMX"};
+  auto warnings = find_warnings(r);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0].kind, WarningKind::no_tensor_cores);
+  EXPECT_EQ(warnings[0].mode, PrecisionMode::fp16);
+  EXPECT_EQ(warnings[0].message, "fp16: no tensor cores");
+  EXPECT_EQ(warnings[0].advice, "use a newer GPU");
+  EXPECT_EQ(warnings[1].kind, WarningKind::no_16bit_arithmetic);
+  EXPECT_EQ(warnings[1].mode, PrecisionMode::bf16);
+}
