@@ -5,7 +5,7 @@ architectures, fused optimizers (fused=True: PyTorch-Python's fastest; its defau
 CUDA and a per-parameter loop on the CPU, so the peer is the strongest Python loop), torch.autocast and
 torch.amp.GradScaler, the same warm-up exclusion and epoch timing. Writes the core figures (samples/s,
 epoch time, peak memory, validation loss) as a report.json in ampbench's layout, for
-scripts/bench-vs-pytorch to compare.
+scripts/bench_vs_pytorch.py to compare.
 
 Usage: peer_pytorch.py CONFIG --out REPORT.json [--ampbench BINARY] [ampbench overrides: --modes ...]
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/bench-vs-pytorch on a tiny config: two rounds in flipped order, the peer under ampbench's host
+# scripts/bench_vs_pytorch.py on a tiny config: two rounds in flipped order, the peer under ampbench's host
 # malloc, a table with an interval and a verdict per mode, the rounds' figures beside it, and one-line
 # refusals of bad input (exit 2), the peer's included.
 # Usage: bench_vs_pytorch_test.sh AMPBENCH_BINARY
@@ -13,7 +13,7 @@ cat > "$out/config.json" <<'JSON'
  "data": {"synthetic": {"train_samples": 256, "val_samples": 16, "shape": [16], "classes": 4}},
  "train": {"epochs": 1, "batch_size": 16, "warmup_steps": 1}, "device": "cpu"}
 JSON
-"$root/scripts/bench-vs-pytorch" "$out/config.json" --rounds 2 --modes fp32,bf16 --ampbench "$ampbench" \
+"$root/scripts/bench_vs_pytorch.py" "$out/config.json" --rounds 2 --modes fp32,bf16 --ampbench "$ampbench" \
   --peer-malloc ampbench --out "$out/results" > "$out/stdout" 2> "$out/stderr"
 grep "round" "$out/stderr" | awk '{print $NF}' | tr '\n' ' ' | grep -q "^ampbench PyTorch-Python PyTorch-Python ampbench " ||
   { echo "rounds not in flipped order:"; cat "$out/stderr"; exit 1; }
@@ -36,7 +36,7 @@ PY
 for bad in "$out/missing.json --rounds 2" "$out/config.json --rounds 1"; do
   status=0
   # shellcheck disable=SC2086
-  "$root/scripts/bench-vs-pytorch" $bad --ampbench "$ampbench" --out "$out/results" 2> "$out/err" || status=$?
+  "$root/scripts/bench_vs_pytorch.py" $bad --ampbench "$ampbench" --out "$out/results" 2> "$out/err" || status=$?
   [[ $status == 2 && $(grep -c . "$out/err") == 1 ]] || { echo "bad input ($bad): exit $status"; cat "$out/err"; exit 1; }
 done
 python=$root/.venv/bin/python

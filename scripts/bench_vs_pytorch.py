@@ -6,8 +6,8 @@ the goal), the AMP speed-up over fp32 that each measures, and the peak-memory ra
 Python has no allocator statistics). Writes the table, the environment and this command to
 results/bench-vs-pytorch/, beside the raw per-round figures.
 
-Usage: scripts/bench-vs-pytorch CONFIG [--rounds N] [--peer-malloc default|ampbench] [--out DIR]
-                                [--ampbench BINARY] [ampbench overrides such as --modes fp32,bf16]
+Usage: scripts/bench_vs_pytorch.py CONFIG [--rounds N] [--peer-malloc default|ampbench] [--out DIR]
+                                   [--ampbench BINARY] [ampbench overrides such as --modes fp32,bf16]
 """
 import argparse
 import datetime
@@ -47,14 +47,14 @@ def peer_environment(ampbench_report):
 
 def refuse(problem):
     """Bad input: one line, exit 2, nothing run or written."""
-    print(f"bench-vs-pytorch: {problem}", file=sys.stderr)
+    print(f"bench_vs_pytorch.py: {problem}", file=sys.stderr)
     sys.exit(2)
 
 
 def run(command, env=None):
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
     if done.returncode != 0:
-        sys.exit(f"bench-vs-pytorch: {shlex.join(command)} failed:\n{done.stderr[-2000:]}")
+        sys.exit(f"bench_vs_pytorch.py: {shlex.join(command)} failed:\n{done.stderr[-2000:]}")
     return done
 
 
@@ -123,12 +123,12 @@ def main():
     peer_env, peer_malloc_note = None, ""
     for r in range(1, args.rounds + 1):
         def run_ampbench():
-            print(f"bench-vs-pytorch: round {r}/{args.rounds}: ampbench", file=sys.stderr)
+            print(f"bench_vs_pytorch.py: round {r}/{args.rounds}: ampbench", file=sys.stderr)
             run([*ampbench, "--config", config, "-q", "--out", str(work / "runs"),
                  "--export-json", str(work / f"ampbench-{r}.json"), *overrides])
 
         def run_python():
-            print(f"bench-vs-pytorch: round {r}/{args.rounds}: PyTorch-Python", file=sys.stderr)
+            print(f"bench_vs_pytorch.py: round {r}/{args.rounds}: PyTorch-Python", file=sys.stderr)
             run([python, str(ROOT / "scripts" / "peer_pytorch.py"), config, "--out",
                  str(work / f"python-{r}.json"), *peer_resolver, *overrides], env=peer_env)
 
@@ -172,7 +172,7 @@ def main():
     def cell(value, pattern):
         return "-" if value is None else pattern % value
 
-    command = "scripts/bench-vs-pytorch " + shlex.join([args.config, "--rounds", str(args.rounds),
+    command = "scripts/bench_vs_pytorch.py " + shlex.join([args.config, "--rounds", str(args.rounds),
                                                         "--peer-malloc", args.peer_malloc, *overrides])
     stamp = datetime.datetime.now(datetime.timezone.utc)
     lines = [f"# ampbench vs PyTorch-Python: {Path(args.config).name}", "",
