@@ -13,8 +13,8 @@ namespace ampbench::measure {
 // - With glibc's malloc, its thresholds are fixed at the values its own dynamic rule reaches at most:
 //   blocks up to 32 MiB come from the heap, and the heap is handed back to the OS only past 64 MiB free.
 //   Left dynamic, they depend on the process's allocation history, and the loop can end up returning
-//   its activations to the OS and faulting them in again each time (measured on ResNet-18: 1.5-6x the
-//   page faults of the same loop in PyTorch-Python, and about a fifth of the step time at batch 4).
+//   its activations to the OS and faulting them in again each time (results/bench-vs-pytorch/ records
+//   what that cost).
 // Does nothing where the C library is not glibc.
 void settle_host_malloc();
 
