@@ -54,15 +54,12 @@ class Cli : public ampbench::testing::TempDirTest {
     return path;
   }
 
+  // The tests' tiny experiment (tests/tiny_config.json, which the shell tests run too), into out/.
   nlohmann::json tiny_config() {
-    return {
-        {"name", "tiny"},
-        {"model", {{"type", "mlp"}, {"options", {{"width", 16}, {"depth", 1}}}}},
-        {"data",
-         {{"synthetic", {{"train_samples", 64}, {"val_samples", 32}, {"shape", {3, 4, 4}}, {"classes", 4}}}}},
-        {"train", {{"epochs", 2}, {"batch_size", 16}, {"warmup_steps", 1}}},
-        {"device", "cpu"},
-        {"output", {{"dir", (dir_ / "out").string()}}}};
+    std::ifstream in(fs::path(AMPBENCH_SOURCE_DIR) / "tests" / "tiny_config.json");
+    auto config = nlohmann::json::parse(in);
+    config["output"] = {{"dir", (dir_ / "out").string()}};
+    return config;
   }
 
   std::vector<fs::path> run_folders() {

@@ -122,13 +122,10 @@ TEST(Trainer, AScaleThatOverflowsFp16BacksOffEveryStepAndIsReportedAsACollapse) 
 }
 
 TEST(Trainer, StaticMemoryIsWeightsGradientsAndMomentumTheSameInEveryMode) {
-  nlohmann::json doc = {
-      {"name", "static"},
-      {"model", {{"type", "mlp"}, {"options", {{"width", 512}, {"depth", 2}}}}},
-      {"data", {{"synthetic", {{"train_samples", 64}, {"val_samples", 16}, {"shape", {8}}, {"classes", 3}}}}},
-      {"train", {{"epochs", 1}, {"batch_size", 16}, {"optimizer", {{"type", "sgd"}, {"momentum", 0.9}}}}},
-      {"precision", {{"modes", {"fp32", "fp16", "bf16"}}}},
-      {"device", "cpu"}};
+  auto doc = fp16_config(1, 1.0);
+  doc["model"]["options"] = {{"width", 512}, {"depth", 2}};
+  doc["train"] = {{"epochs", 1}, {"batch_size", 16}, {"optimizer", {{"type", "sgd"}, {"momentum", 0.9}}}};
+  doc["precision"] = {{"modes", {"fp32", "fp16", "bf16"}}};
   auto report = run(doc);
   const int64_t parameters = (8 * 512 + 512) + (512 * 512 + 512) + (512 * 3 + 3);
   const int64_t weights_gradients_momentum = 3 * parameters * 4;

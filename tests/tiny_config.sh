@@ -1,10 +1,12 @@
-# Sourced by the shell tests that run ampbench end to end: write_tiny_config FILE RUNS_DIR writes a
-# config that trains a tiny MLP in fp32 and bf16 on the CPU in well under a second, into RUNS_DIR.
+# Sourced by the shell tests that run ampbench end to end: write_tiny_config FILE RUNS_DIR writes the
+# tests' tiny experiment (tests/tiny_config.json: an MLP on the CPU, well under a second) in fp32 and
+# bf16, into RUNS_DIR.
 write_tiny_config() {
-  cat > "$1" <<JSON
-{"name": "tiny", "model": {"type": "mlp", "options": {"width": 16, "depth": 1}},
- "data": {"synthetic": {"train_samples": 64, "val_samples": 32, "shape": [3, 4, 4], "classes": 4}},
- "train": {"epochs": 2, "batch_size": 16}, "precision": {"modes": ["fp32", "bf16"]}, "device": "cpu",
- "output": {"dir": "$2"}}
-JSON
+  python3 - "$(dirname "${BASH_SOURCE[0]}")/tiny_config.json" "$1" "$2" <<'PY'
+import json, sys
+config = json.load(open(sys.argv[1]))
+config["precision"] = {"modes": ["fp32", "bf16"]}
+config["output"] = {"dir": sys.argv[3]}
+json.dump(config, open(sys.argv[2], "w"))
+PY
 }
