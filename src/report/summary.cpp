@@ -31,9 +31,6 @@ struct ModeTrials {
   std::vector<double> throughputs;
 };
 
-// The finished trials of each mode with any, in the order the modes first ran.
-std::vector<ModeTrials> finished_trials_by_mode(const std::vector<TrialRecord>& trials);
-
 ModeSummary summarize_mode(const ModeTrials& m) {
   ModeSummary s;
   s.mode = m.mode;
@@ -68,6 +65,21 @@ ModeSummary summarize_mode(const ModeTrials& m) {
   s.val_accuracy = *measure::median(val_accuracies);
   if (!perplexities.empty()) s.val_perplexity = *measure::median(perplexities);
   return s;
+}
+
+// The finished trials of each mode with any, in the order the modes first ran.
+std::vector<ModeTrials> finished_trials_by_mode(const std::vector<TrialRecord>& trials) {
+  std::vector<ModeTrials> modes;
+  for (auto mode : modes_in_run_order(trials)) {
+    ModeTrials m{mode, {}, {}};
+    for (const auto& trial : trials) {
+      if (trial.mode != mode || !trial.finished()) continue;
+      m.trials.push_back(&trial);
+      m.throughputs.push_back(throughput(trial));
+    }
+    if (!m.trials.empty()) modes.push_back(std::move(m));
+  }
+  return modes;
 }
 
 }  // namespace
@@ -114,23 +126,5 @@ std::vector<ModeSummary> summarize(const RunContext& context, const train::Exper
   }
   return out;
 }
-
-namespace {
-
-std::vector<ModeTrials> finished_trials_by_mode(const std::vector<TrialRecord>& trials) {
-  std::vector<ModeTrials> modes;
-  for (auto mode : modes_in_run_order(trials)) {
-    ModeTrials m{mode, {}, {}};
-    for (const auto& trial : trials) {
-      if (trial.mode != mode || !trial.finished()) continue;
-      m.trials.push_back(&trial);
-      m.throughputs.push_back(throughput(trial));
-    }
-    if (!m.trials.empty()) modes.push_back(std::move(m));
-  }
-  return modes;
-}
-
-}  // namespace
 
 }  // namespace ampbench::report
