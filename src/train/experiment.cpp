@@ -49,6 +49,14 @@ void mark_lost(TrialRecord& record, const c10::Error& e, int64_t batch_size) {
   }
 }
 
+TrialRecord skipped_trial(amp::PrecisionMode mode, const std::string& reason) {
+  TrialRecord record;
+  record.mode = mode;
+  record.status = TrialStatus::skipped;
+  record.detail = reason;
+  return record;
+}
+
 void publish_trial(Progress* progress, amp::PrecisionMode mode, int64_t round, int64_t repeats) {
   if (!progress) return;
   progress->mode.store(static_cast<int>(mode));
@@ -189,9 +197,7 @@ ExperimentResult Experiment::run(const TrialDone& on_trial_done, Progress* progr
   for (int64_t round = 1; round <= config_.repeats; ++round) {
     for (auto mode : config_.precision.modes) {
       if (auto reason = skipped.find(mode); reason != skipped.end()) {
-        // One record says it.
-        if (round == 1)
-          result.trials.push_back({.mode = mode, .status = TrialStatus::skipped, .detail = reason->second});
+        if (round == 1) result.trials.push_back(skipped_trial(mode, reason->second));  // one record says it
         continue;
       }
       result.trials.push_back(run_trial(mode, round, progress));
