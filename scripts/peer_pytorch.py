@@ -293,7 +293,7 @@ def build_model(model, shape, classes):
     refuse(f"peer_pytorch.py: unknown model {kind}")
 
 
-# --- the loop: as src/train/trainer.cpp ------------------------------------------------------------------
+# --- the loop: as src/train/trainer.cpp and training_step.cpp -------------------------------------------
 
 def loss_of(logits, labels, reduction="mean"):
     if logits.dim() > 2:
