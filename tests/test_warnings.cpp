@@ -86,6 +86,27 @@ TEST(Warnings, AnEpochFarFasterThanTheRestIsSaidToBeFaster) {
   EXPECT_NE(outliers[0].find("during the other epochs"), std::string::npos) << outliers[0];
 }
 
+// With near-constant epochs the MAD is near zero, and the MAD rule alone calls a 3 % wobble an outlier.
+TEST(Warnings, AnOutlierMustBeFarFromTheMedianNotOnlyFarInMads) {
+  auto outliers_with = [](double odd_epoch_seconds) {
+    RunReport r;
+    r.context.environment.build_type = "Release";
+    for (int t = 1; t <= 5; ++t) {
+      const double seconds = t == 4 ? odd_epoch_seconds : 1.0 + 0.0005 * t;
+      r.measured.trials.push_back(trial(PrecisionMode::fp32, t, seconds, 4000, 1.0));
+    }
+    r.summary = summarize(r.context, r.measured);
+    std::vector<std::string> out;
+    for (const auto& w : find_warnings(r))
+      if (w.kind == WarningKind::outlier) out.push_back(w.message);
+    return out;
+  };
+  EXPECT_TRUE(outliers_with(1.03).empty());
+  const auto doubled = outliers_with(2.0);
+  ASSERT_EQ(doubled.size(), 1u);
+  EXPECT_NE(doubled[0].find("trial 4, epoch 2 took 2.000 s, far slower"), std::string::npos) << doubled[0];
+}
+
 TEST(Warnings, AScaleCollapseIsALongRunOfBackOffsOrAScaleBelowOne) {
   auto warnings_for = [](LossScaleTrace trace) {
     RunReport r;

@@ -1,6 +1,7 @@
 #include "report/warnings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -141,6 +142,7 @@ void outliers(const RunReport& report, const ModeSummary& s, std::vector<Warning
   const auto times = compared_epoch_times(report, s);
   const double median_seconds = measure::median(times.seconds).value_or(0.0);
   for (size_t i : measure::mad_outliers(times.seconds)) {
+    if (std::abs(times.seconds[i] - median_seconds) < kOutlierMinDeviation * median_seconds) continue;
     const bool slower = times.seconds[i] > median_seconds;
     out.push_back(
         {WarningKind::outlier, s.mode,

@@ -13,6 +13,9 @@ namespace ampbench::report {
 // A pure function of the report.
 std::vector<Warning> find_warnings(const RunReport& report);
 
+// An epoch is called an outlier only this far from its mode's median (a fraction of it), beside the MAD
+// rule: with near-constant epochs the MAD is near zero, and any wobble would pass that rule alone.
+inline constexpr double kOutlierMinDeviation = 0.05;
 // Above this coefficient of variation of per-epoch samples/s, a mode's figures are called noisy.
 inline constexpr double kHighCoefficientOfVariation = 0.05;
 // Fewer repeats than this give no uncertainty interval strong enough for a verdict.
