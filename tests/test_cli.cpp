@@ -516,6 +516,23 @@ TEST_F(Cli, AnOutOfMemoryModeIsMarkedWithItsBatchSize) {
   EXPECT_EQ(report["trials"][2]["status"], "ok");  // bf16 ran after it
 }
 
+TEST_F(Cli, ARunInWhichNoTrialFinishedExitsFour) {
+  auto config = tiny_config();
+  config["repeats"] = 2;
+  auto result =
+      run("--config " + write_config(config).string() + " -q --modes fp16 --inject-fault oom:fp16:2");
+  EXPECT_EQ(result.exit_code, 4) << result.err;
+  EXPECT_NE(result.out.find("no trial finished"), std::string::npos) << result.out;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  EXPECT_TRUE(report["summary"].empty());
+  EXPECT_EQ(report["trials"].size(), 2u);
+  // One finished trial is a measurement: the same run with fp32 beside it succeeds.
+  EXPECT_EQ(
+      run("--config " + write_config(config).string() + " -q --modes fp32,fp16 --inject-fault oom:fp16:2")
+          .exit_code,
+      0);
+}
+
 TEST_F(Cli, AHostAllocationThatFailsIsMarkedOutOfMemoryNotFailed) {
 #ifdef __SANITIZE_ADDRESS__
   GTEST_SKIP() << "AddressSanitizer's shadow memory does not fit under an address-space limit";
@@ -533,7 +550,10 @@ TEST_F(Cli, AHostAllocationThatFailsIsMarkedOutOfMemoryNotFailed) {
   config["train"] = {{"epochs", 1}, {"batch_size", batch}};
   auto result =
       run("--config " + write_config(config).string() + " -q --modes fp32", "ulimit -v 8388608 && ");
-  ASSERT_EQ(result.exit_code, 0) << result.err;
+  // Its only mode ran out of memory: nothing was measured, which a CI job must not read as success.
+  ASSERT_EQ(result.exit_code, 4) << result.err;
+  EXPECT_NE(result.err.find("error: no trial finished in any mode: nothing was measured"), std::string::npos)
+      << result.err;
   auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
   const auto& fp32 = report["trials"][0];
   EXPECT_EQ(fp32["status"], "oom");

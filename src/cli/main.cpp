@@ -2,8 +2,9 @@
 // (api::run_benchmark), prints, and maps the outcome to an exit code; the only code that prints for the
 // user. The codes (util/exit_codes.h): 0 success, 1 runtime failure (a trial lost to an error included),
 // 2 usage or config error (nothing written), 3 a gate or a compare limit failed (or compare's NEW lacks a
-// mode or is partial), 130 stopped by SIGINT/SIGTERM (partial report written). When several apply, the
-// first of: a report not written (1), a stop (130), a failed trial (1), a failed gate (3).
+// mode or is partial), 4 no trial finished in any mode, 130 stopped by SIGINT/SIGTERM (partial report
+// written). When several apply, the first of: a report not written (1), a stop (130), a failed trial (1),
+// nothing measured (4), a failed gate (3).
 
 #include <cstdio>
 #include <fstream>
@@ -79,6 +80,11 @@ int finish(const api::Outcome& outcome) {
   }
   if (outcome.report.measured.stopped_by) return util::kExitInterrupted;
   if (failed) return util::kExitRuntimeFailure;
+  // Every mode skipped, out of memory or diverged: a CI job must not read that as success.
+  if (outcome.report.summary.empty()) {
+    std::cerr << "error: no trial finished in any mode: nothing was measured (see the warnings)\n";
+    return util::kExitNothingMeasured;
+  }
   for (const auto& gate : outcome.report.gates) {
     if (!gate.passed) return util::kExitGateFailed;
   }
