@@ -190,6 +190,22 @@ TEST_F(Cli, OverridesReplaceTheConfigsValues) {
   EXPECT_EQ(nlohmann::json::parse(spaced.out)["precision"]["modes"], nlohmann::json::array({"fp16", "bf16"}));
 }
 
+// A flag replaces a config value; it does not excuse a bad one, which would come back without the flag.
+TEST_F(Cli, AConfigValueAFlagReplacesMustStillBeValid) {
+  auto config = tiny_config();
+  config["output"]["dir"] = 17;
+  config["train"]["epochs"] = -3;
+  auto out = run("--config " + write_config(config).string() + " --out " + (dir_ / "elsewhere").string() +
+                 " --epochs 1");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.err, "config error: /train/epochs: expected an integer in [1, 1000000], got -3\n");
+  config["train"]["epochs"] = 1;
+  out = run("--config " + write_config(config).string() + " --out " + (dir_ / "elsewhere").string());
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.err, "config error: /output/dir: expected a string, got 17\n");
+  EXPECT_FALSE(fs::exists(dir_ / "elsewhere"));
+}
+
 // A CI job validates a config with --dry-run: it must fail wherever the run itself would refuse to start.
 TEST_F(Cli, ADryRunRefusesWhatTheRunWouldRefuseAndWritesNothing) {
   const auto config = write_config(tiny_config()).string();
