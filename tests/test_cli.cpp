@@ -549,6 +549,26 @@ TEST_F(Cli, ARunInWhichNoTrialFinishedExitsFour) {
       0);
 }
 
+// LibTorch would try to allocate it and fail with a line about its allocator (exit 1), or the kernel would
+// end the process; the config asks for it, so the config is what is wrong.
+TEST_F(Cli, SyntheticDataLargerThanTheHostsMemoryIsRefusedBeforeAnythingIsMade) {
+  auto config = tiny_config();
+  config["data"]["synthetic"]["train_samples"] = int64_t{1'000'000'000'000};
+  const auto path = write_config(config).string();
+  for (const std::string extra : {"", " --dry-run"}) {
+    auto result = run("--config " + path + extra);
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_EQ(line_count(result.err), 1u) << result.err;
+    EXPECT_EQ(result.err.rfind("config error: /data/synthetic/train_samples: the data set needs 181.9 TiB of "
+                               "host memory, and ",
+                               0),
+              0u)
+        << result.err;
+    EXPECT_NE(result.err.find(" is available"), std::string::npos) << result.err;
+    EXPECT_TRUE(run_folders().empty());
+  }
+}
+
 TEST_F(Cli, AHostAllocationThatFailsIsMarkedOutOfMemoryNotFailed) {
 #ifdef __SANITIZE_ADDRESS__
   GTEST_SKIP() << "AddressSanitizer's shadow memory does not fit under an address-space limit";

@@ -159,3 +159,21 @@ TEST(SyntheticTokens, AFixedMarkovChainSeededAndLearnable) {
   options.seed = 6;
   EXPECT_FALSE(torch::equal(a.train_inputs, ampbench::data::make_synthetic_tokens(options).train_inputs));
 }
+
+// What the host-memory check counts is what the made data set holds, byte for byte.
+TEST(SyntheticData, ItsSizeIsKnownBeforeItIsMade) {
+  auto bytes_of = [](const ampbench::data::Dataset& d) {
+    return double(d.train_inputs.nbytes() + d.train_labels.nbytes() + d.val_inputs.nbytes() +
+                  d.val_labels.nbytes());
+  };
+  ampbench::data::DataOptions images;
+  images.train_samples = 24, images.val_samples = 8, images.shape = {3, 4, 5}, images.classes = 4;
+  EXPECT_EQ(images.synthetic_bytes(), bytes_of(ampbench::data::make_synthetic_dataset(images)));
+  ampbench::data::DataOptions tokens;
+  tokens.source = ampbench::data::DataSource::synthetic_tokens;
+  tokens.train_samples = 16, tokens.val_samples = 4, tokens.shape = {12}, tokens.classes = 30;
+  EXPECT_EQ(tokens.synthetic_bytes(), bytes_of(ampbench::data::make_synthetic_tokens(tokens)));
+  ampbench::data::DataOptions files;
+  files.source = ampbench::data::DataSource::mnist;
+  EXPECT_EQ(files.synthetic_bytes(), 0.0);
+}

@@ -2,6 +2,7 @@
 
 #include "data/load_dataset.h"
 #include "measure/device.h"
+#include "measure/host_memory.h"
 #include "util/json_reader.h"
 
 namespace ampbench::config {
@@ -14,7 +15,24 @@ torch::Device resolve_device(const ExperimentConfig& config) {
   }
 }
 
+namespace {
+
+// Synthetic data is made in host memory: one that cannot fit is refused before LibTorch tries to
+// allocate it (its error would name only a failed allocation). Making it needs more than it keeps, so
+// this refuses only what can never fit.
+void check_fits_host_memory(const data::DataOptions& data) {
+  const double needed = data.synthetic_bytes();
+  const auto available = measure::available_host_bytes();
+  if (!available || needed <= double(*available)) return;
+  throw util::InputError("/data/" + data::to_string(data.source) + "/train_samples",
+                         "the data set needs " + measure::human_bytes(needed) + " of host memory, and " +
+                             measure::human_bytes(double(*available)) + " is available");
+}
+
+}  // namespace
+
 data::Dataset load_data(const ExperimentConfig& config, const torch::Device& device) {
+  check_fits_host_memory(config.data);
   data::Dataset dataset;
   try {
     dataset = data::load_dataset(config.data, device);

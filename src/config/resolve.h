@@ -14,7 +14,8 @@ namespace ampbench::config {
 torch::Device resolve_device(const ExperimentConfig& config);
 
 // The configured data, made or read and staged on the device (see data::load_dataset); a data file that
-// is missing or malformed, or data too small for the batch size, is an error naming its config key.
+// is missing or malformed, data too small for the batch size, or synthetic data larger than the host's
+// available memory is an error naming its config key.
 data::Dataset load_data(const ExperimentConfig& config, const torch::Device& device);
 
 // The config with the samples' shape and the classes taken from the data as read, and its model resolved

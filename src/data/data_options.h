@@ -35,6 +35,9 @@ struct DataOptions {
   bool sizes_known() const {
     return source == DataSource::synthetic || source == DataSource::synthetic_tokens;
   }
+  // The bytes a synthetic data set holds once made (inputs and labels, both splits), 0 for file sources;
+  // a double, since a config may ask for more than an int64_t counts.
+  double synthetic_bytes() const;
 };
 
 }  // namespace ampbench::data
