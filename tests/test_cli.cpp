@@ -81,7 +81,7 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
   ASSERT_EQ(folders.size(), 1u);
 
   auto report = nlohmann::json::parse(read_file(folders[0] / "report.json"));
-  EXPECT_EQ(report["schema_version"], 2);
+  EXPECT_EQ(report["schema_version"], 3);
   EXPECT_EQ(report["complete"], true);
   EXPECT_EQ(report["config"]["name"], "tiny");
   EXPECT_EQ(report["environment"]["device"], "cpu");
@@ -188,6 +188,25 @@ TEST_F(Cli, OverridesReplaceTheConfigsValues) {
   auto spaced = run("--config " + write_config(tiny_config()).string() + " --modes 'fp16, bf16' --dry-run");
   ASSERT_EQ(spaced.exit_code, 0) << spaced.err;
   EXPECT_EQ(nlohmann::json::parse(spaced.out)["precision"]["modes"], nlohmann::json::array({"fp16", "bf16"}));
+}
+
+TEST_F(Cli, ThreadsAreLibTorchsIntraOpThreadsForTheRunAndTheReportRecordsThem) {
+  const auto config = write_config(tiny_config()).string();
+  auto one = run("--config " + config + " -q --modes fp32 --epochs 1 --threads 1");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  EXPECT_EQ(report["environment"]["torch_threads"], 1);
+  EXPECT_EQ(report["config"]["train"]["threads"], 1);
+  // Unset, LibTorch chooses, and the resolved config has no key for it: its hash is a config's of before.
+  auto resolved = nlohmann::json::parse(run("--config " + config + " --dry-run").out);
+  EXPECT_FALSE(resolved["train"].contains("threads")) << resolved["train"];
+  auto zero = run("--config " + config + " --dry-run --threads 0");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_NE(zero.err.find("--threads"), std::string::npos) << zero.err;
+  auto in_config = tiny_config();
+  in_config["train"]["threads"] = 0;
+  auto bad = run("--config " + write_config(in_config).string() + " --dry-run");
+  EXPECT_EQ(bad.err, "config error: /train/threads: expected an integer in [1, 4096], got 0\n");
 }
 
 // A flag replaces a config value; it does not excuse a bad one, which would come back without the flag.
@@ -317,7 +336,7 @@ TEST_F(Cli, ExportsGoWhereAskedAndDashIsStdout) {
       run("--config " + write_config(tiny_config()).string() + " -q --modes fp32 --epochs 1 --export-json " +
           json_path.string() + " --export-markdown -");
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 2);
+  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 3);
   // stdout carries the Markdown alone; the console summary moved to stderr.
   EXPECT_EQ(result.out.rfind("### ampbench: tiny", 0), 0u) << result.out;
   EXPECT_NE(result.err.find("reports: "), std::string::npos);
@@ -487,12 +506,12 @@ TEST_F(Cli, CompareFlagsARegressionAndRefusesDifferentExperiments) {
   auto old_path = write_config(old_baseline, "old.json").string();
   EXPECT_EQ(run("compare " + old_path + " " + base).exit_code, 0);
   auto newer = old_baseline;
-  newer["schema_version"] = 3;
+  newer["schema_version"] = 4;
   auto too_new = run("compare " + base + " " + write_config(newer, "newer.json").string());
   EXPECT_EQ(too_new.exit_code, 2);
   EXPECT_EQ(too_new.err,
             "compare error: " + (dir_ / "newer.json").string() +
-                ": schema version 3 is newer than this ampbench reads (1 to 2): update ampbench to "
+                ": schema version 4 is newer than this ampbench reads (1 to 3): update ampbench to "
                 "compare it\n");
 }
 

@@ -65,6 +65,8 @@ class Recorder {
 Outcome run_benchmark(const Request& request) {
   Outcome outcome;
   outcome.config = config::parse_experiment_config(request.config);
+  // For the whole run, data making included; the environment records what was in force.
+  if (const auto& threads = outcome.config.train.threads) at::set_num_threads(static_cast<int>(*threads));
   const auto device = config::resolve_device(outcome.config);
   train::Experiment experiment(outcome.config, device, request.fault);  // reads the data
   check_fault(request.fault, experiment, outcome.config.repeats);

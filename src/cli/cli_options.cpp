@@ -121,6 +121,11 @@ void add_options(CLI::App& app, CliOptions& options) {
   app.add_option("--seed", options.seed,
                  "seed for initial weights and data order (default: the config's, else 0)")
       ->check(integer_in(0, std::numeric_limits<int64_t>::max()));
+  app.add_option(
+         "--threads", options.threads,
+         "LibTorch's intra-op threads for the run (default: the config's train.threads, else LibTorch's "
+         "own choice)")
+      ->check(integer_in(1, 4096));
   app.add_option("--peak-tflops", options.peak_tflops,
                  "dense peak TFLOP/s for MFU: X for every mode, or MODE=X,... (default: the config's, else "
                  "the built-in table of GPUs)")

@@ -20,6 +20,7 @@ struct CliOptions {
   std::optional<std::string> device;
   std::optional<std::string> out_dir;
   std::optional<int64_t> seed;
+  std::optional<int64_t> threads;
   std::optional<std::string> peak_tflops;  // "X" or "MODE=X,MODE=X"
   bool quiet = false;
   bool verbose = false;

@@ -215,6 +215,7 @@ TrainConfig parse_train(ObjectReader train) {
   out.warmup_steps = train.integer("warmup_steps", out.warmup_steps, 0);
   out.cudnn_benchmark = train.boolean("cudnn_benchmark", out.cudnn_benchmark);
   out.channels_last = train.boolean("channels_last", out.channels_last);
+  if (train.has("threads")) out.threads = train.integer("threads", 1, 1, 4096);
   train.finish();
   return out;
 }
@@ -399,6 +400,7 @@ nlohmann::json train_json(const TrainConfig& t) {
                        {"cudnn_benchmark", t.cudnn_benchmark},
                        {"channels_last", t.channels_last}};
   if (t.clip_grad_norm) train["clip_grad_norm"] = *t.clip_grad_norm;
+  if (t.threads) train["threads"] = *t.threads;  // written only when set: unset configs keep their hash
   return train;
 }
 

@@ -30,9 +30,10 @@ struct TrainConfig {
   optim::OptimizerOptions optimizer = optim::SgdOptions();
   std::optional<double> clip_grad_norm;
   int64_t accumulation_steps = 1;
-  int64_t warmup_steps = 0;      // first-epoch steps left out of the timing
-  bool cudnn_benchmark = false;  // let cuDNN time its algorithms per shape and keep the fastest
-  bool channels_last = false;    // NHWC weights and inputs (CNNs): what tensor-core convolutions prefer
+  int64_t warmup_steps = 0;        // first-epoch steps left out of the timing
+  bool cudnn_benchmark = false;    // let cuDNN time its algorithms per shape and keep the fastest
+  bool channels_last = false;      // NHWC weights and inputs (CNNs): what tensor-core convolutions prefer
+  std::optional<int64_t> threads;  // LibTorch's intra-op threads for the run; unset: LibTorch's own choice
 };
 
 struct PrecisionConfig {
