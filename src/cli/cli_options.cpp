@@ -61,6 +61,17 @@ const CLI::Validator kOutputFile(
     },
     "FILE|-", "output file");
 
+// Report files beside the run folder.
+void add_export_options(CLI::App& app, CliOptions& options) {
+  app.add_option("--export-json", options.export_json, "also write the JSON report here (- for stdout)")
+      ->check(kOutputFile);
+  app.add_option("--export-csv", options.export_csv, "also write the CSV report here (- for stdout)")
+      ->check(kOutputFile);
+  app.add_option("--export-markdown", options.export_markdown,
+                 "also write the Markdown summary here, e.g. $GITHUB_STEP_SUMMARY (- for stdout)")
+      ->check(kOutputFile);
+}
+
 }  // namespace
 
 std::optional<nlohmann::json> peak_tflops_json(const std::string& text) {
@@ -145,13 +156,7 @@ void add_options(CLI::App& app, CliOptions& options) {
                "--inject-fault), print the resolved config and exit; writes nothing");
   app.add_flag("--list-models", options.list_models, "list the reference models and exit");
   add_debug_options(app, options);
-  app.add_option("--export-json", options.export_json, "also write the JSON report here (- for stdout)")
-      ->check(kOutputFile);
-  app.add_option("--export-csv", options.export_csv, "also write the CSV report here (- for stdout)")
-      ->check(kOutputFile);
-  app.add_option("--export-markdown", options.export_markdown,
-                 "also write the Markdown summary here, e.g. $GITHUB_STEP_SUMMARY (- for stdout)")
-      ->check(kOutputFile);
+  add_export_options(app, options);
 }
 
 CLI::App* add_compare_command(CLI::App& app, CompareOptions& options) {
