@@ -3,54 +3,8 @@
 #include <cmath>
 
 namespace ampbench::models {
-namespace {
 
 namespace F = torch::nn::functional;
-
-torch::nn::Linear linear(int64_t in, int64_t out) {
-  return torch::nn::Linear(torch::nn::LinearOptions(in, out));
-}
-
-torch::nn::LayerNorm layer_norm(int64_t d) { return torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})); }
-
-// A Linear layer applied through ATen's linear, as PyTorch-Python's nn.Linear is. The C++ frontend's
-// Linear::forward runs a [B, T, C] input as a matmul followed by a separate in-place bias add: one more
-// pass over the output each way, and under autocast a second rounding to 16 bits. ATen folds the bias
-// into the one GEMM.
-torch::Tensor affine(const torch::nn::Linear& layer, const torch::Tensor& x) {
-  return at::linear(x, layer->weight, layer->bias);
-}
-
-}  // namespace
-
-CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_head)
-    : n_head_(n_head),
-      qkv_(register_module("qkv", linear(d_model, 3 * d_model))),
-      projection_(register_module("projection", linear(d_model, d_model))) {}
-
-torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
-  const auto batch = x.size(0), length = x.size(1), width = x.size(2);
-  auto heads = [&](const torch::Tensor& t) {
-    return t.view({batch, length, n_head_, width / n_head_}).transpose(1, 2);
-  };
-  auto qkv = affine(qkv_, x).split(width, 2);
-  auto y = at::scaled_dot_product_attention(heads(qkv[0]), heads(qkv[1]), heads(qkv[2]), /*attn_mask=*/{},
-                                            /*dropout_p=*/0.0, /*is_causal=*/true);
-  return affine(projection_, y.transpose(1, 2).contiguous().view({batch, length, width}));
-}
-
-GptBlockImpl::GptBlockImpl(int64_t d_model, int64_t n_head)
-    : ln_1_(register_module("ln_1", layer_norm(d_model))),
-      ln_2_(register_module("ln_2", layer_norm(d_model))),
-      attention_(register_module("attention", CausalSelfAttention(d_model, n_head))),
-      expand_(register_module("expand", linear(d_model, 4 * d_model))),
-      contract_(register_module("contract", linear(4 * d_model, d_model))) {}
-
-torch::Tensor GptBlockImpl::forward(torch::Tensor x) {
-  x = x + attention_->forward(ln_1_->forward(x));
-  return x + affine(contract_,
-                    F::gelu(affine(expand_, ln_2_->forward(x)), F::GELUFuncOptions().approximate("tanh")));
-}
 
 GptImpl::GptImpl(const GptOptions& options) {
   token_embedding_ =
@@ -58,9 +12,10 @@ GptImpl::GptImpl(const GptOptions& options) {
   position_embedding_ =
       register_module("position_embedding", torch::nn::Embedding(options.context(), options.d_model()));
   for (int64_t i = 0; i < options.n_layer(); ++i)
-    blocks_->push_back(GptBlock(options.d_model(), options.n_head()));
+    blocks_->push_back(
+        PreNormBlock(PreNormBlockOptions(options.d_model(), options.n_head(), 4 * options.d_model())));
   register_module("blocks", blocks_);
-  ln_f_ = register_module("ln_f", layer_norm(options.d_model()));
+  ln_f_ = register_module("ln_f", torch::nn::LayerNorm(torch::nn::LayerNormOptions({options.d_model()})));
 
   // GPT-2's initialisation: N(0, 0.02) weights, zero biases, and the residual projections scaled down by
   // sqrt(2 * n_layer) so that the residual stream's variance does not grow with depth.
@@ -82,7 +37,7 @@ GptImpl::GptImpl(const GptOptions& options) {
 torch::Tensor GptImpl::forward(const torch::Tensor& tokens) {
   auto positions = torch::arange(tokens.size(1), tokens.options().dtype(torch::kInt64));
   auto x = token_embedding_->forward(tokens) + position_embedding_->forward(positions);
-  for (const auto& block : *blocks_) x = block->as<GptBlock>()->forward(x);
+  for (const auto& block : *blocks_) x = block->as<PreNormBlock>()->forward(x);
   // The LM head shares the token embedding's weights (weight tying), as GPT-2 does.
   return F::linear(ln_f_->forward(x), token_embedding_->weight);
 }

@@ -6,6 +6,7 @@
 
 #include "models/network.h"
 #include "models/registry.h"
+#include "models/transformer_block.h"
 #include "util/json_reader.h"
 
 namespace ampbench::models {
@@ -19,33 +20,9 @@ struct GptOptions {
   TORCH_ARG(int64_t, d_model) = 768;
 };
 
-// Causal self-attention through scaled_dot_product_attention, so that CUDA picks its fused kernels.
-class CausalSelfAttentionImpl : public torch::nn::Module {
- public:
-  CausalSelfAttentionImpl(int64_t d_model, int64_t n_head);
-  torch::Tensor forward(const torch::Tensor& x);
-
- private:
-  int64_t n_head_;
-  torch::nn::Linear qkv_{nullptr}, projection_{nullptr};
-};
-TORCH_MODULE(CausalSelfAttention);
-
-// Pre-LayerNorm transformer block: x + attention(ln(x)), then x + MLP(ln(x)) with a 4x GELU MLP.
-class GptBlockImpl : public torch::nn::Module {
- public:
-  GptBlockImpl(int64_t d_model, int64_t n_head);
-  torch::Tensor forward(torch::Tensor x);
-
- private:
-  torch::nn::LayerNorm ln_1_{nullptr}, ln_2_{nullptr};
-  CausalSelfAttention attention_{nullptr};
-  torch::nn::Linear expand_{nullptr}, contract_{nullptr};
-};
-TORCH_MODULE(GptBlock);
-
 // A GPT-2-style decoder-only language model: learned token and position embeddings, n_layer blocks, a
-// final LayerNorm, and an LM head tied to the token embeddings. Linear layers have biases. Token ids
+// final LayerNorm, and an LM head tied to the token embeddings. Blocks are causal pre-LayerNorm blocks with
+// a 4x tanh-GELU MLP; linear layers have biases. Token ids
 // [N, T] (T <= context) to next-token logits [N, T, vocab]. GPT-2 small (12 layers, 12 heads, 768 wide,
 // vocab 50257, context 1024) has 124,439,808 parameters.
 class GptImpl : public Network {
