@@ -1,8 +1,10 @@
 #include "models/registry.h"
 
 #include "models/gpt.h"
+#include "models/llama.h"
 #include "models/mlp.h"
 #include "models/resnet.h"
+#include "models/vit.h"
 
 namespace ampbench::models {
 
@@ -10,7 +12,9 @@ const std::vector<ModelEntry>& model_registry() {
   static const std::vector<ModelEntry> registry = [] {
     std::vector<ModelEntry> entries{mlp_entry()};
     for (auto& entry : resnet_entries()) entries.push_back(std::move(entry));
+    entries.push_back(vit_entry());
     entries.push_back(gpt_entry());
+    entries.push_back(llama_entry());
     return entries;
   }();
   return registry;
