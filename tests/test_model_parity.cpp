@@ -1,0 +1,124 @@
+// ampbench's ViT and LLaMA decoder against the originals they are built after (torchvision's
+// VisionTransformer, transformers' LlamaForCausalLM), run by tests/parity/model_oracles.py: the same
+// weights by name, the same inputs, the same outputs within fp32 rounding. The originals come from the
+// .venv-oracles that scripts/test installs (or python3's own packages); without them these tests skip and
+// say why.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <torch/serialize.h>
+#include <torch/torch.h>
+
+#include "models/registry.h"
+
+#include "temp_dir_test.h"
+
+namespace fs = std::filesystem;
+using ampbench::models::InputSpec;
+
+namespace {
+
+constexpr int kSkipped = 77;  // model_oracles.py: the original's package is not installed
+
+std::string oracle_python() {
+  const fs::path venv = AMPBENCH_SOURCE_DIR "/.venv-oracles/bin/python";
+  return fs::exists(venv) ? venv.string() : "python3";
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class ModelParity : public ampbench::testing::TempDirTest {
+ protected:
+  // Builds `model`, gives every parameter random values (so that those the model zero-initialises, such
+  // as ViT's head, carry a signal too), and runs `inputs` through it and through the original.
+  void expect_original_agrees(const std::string& model, const nlohmann::json& options, const InputSpec& input,
+                              const torch::Tensor& inputs) {
+    ampbench::util::ObjectReader reader(options, "/model/options");
+    auto spec = ampbench::models::find_model(model)->read(reader, input);
+    torch::manual_seed(0);
+    auto network = spec->build();
+    network->eval();
+    torch::NoGradGuard no_grad;
+    c10::Dict<std::string, torch::Tensor> saved;
+    for (const auto& item : network->named_parameters()) {
+      item.value().add_(torch::randn_like(item.value()), /*alpha=*/0.1);
+      saved.insert("weight/" + item.key(), item.value().detach());
+    }
+    saved.insert("inputs", inputs);
+    save(saved, spec->options_json(), input);
+    ASSERT_NO_FATAL_FAILURE(run_original(model));
+    if (IsSkipped()) return;
+
+    auto ours = network->forward(inputs);
+    auto theirs = load_outputs();
+    ASSERT_EQ(ours.sizes(), theirs.sizes());
+    const double scale = std::max(1.0, theirs.abs().max().item<double>());
+    EXPECT_LE((ours - theirs).abs().max().item<double>(), 1e-5 * scale);
+    EXPECT_GT(theirs.std().item<double>(), 0.01);  // outputs that tell weights apart
+    // The comparison notices a single changed weight.
+    auto parameters = network->parameters();
+    parameters.back().mul_(1.01);
+    EXPECT_GT((network->forward(inputs) - theirs).abs().max().item<double>(), 1e-5 * scale);
+  }
+
+ private:
+  void save(const c10::Dict<std::string, torch::Tensor>& saved, const nlohmann::json& options,
+            const InputSpec& input) {
+    auto bytes = torch::pickle_save(saved);
+    std::ofstream(dir_ / "in.pt", std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+    std::ofstream(dir_ / "spec.json") << nlohmann::json{
+        {"options", options}, {"shape", input.sample_shape}, {"classes", input.num_classes}};
+  }
+
+  void run_original(const std::string& model) {
+    const auto log = dir_ / "oracle.log";
+    const std::string command = oracle_python() + " " AMPBENCH_SOURCE_DIR "/tests/parity/model_oracles.py " +
+                                model + " " + (dir_ / "spec.json").string() + " " +
+                                (dir_ / "in.pt").string() + " " + (dir_ / "out.pt").string() + " > " +
+                                log.string() + " 2>&1";
+    const int status = std::system(command.c_str());
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kSkipped) GTEST_SKIP() << read(log);
+    ASSERT_EQ(status, 0) << command << "\n" << read(log);
+  }
+
+  torch::Tensor load_outputs() {
+    auto bytes = read(dir_ / "out.pt");
+    auto dict = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toGenericDict();
+    return dict.at("outputs").toTensor();
+  }
+};
+
+const nlohmann::json kVit{{"patch", 8}, {"n_layer", 2}, {"n_head", 4}, {"d_model", 32}, {"d_mlp", 64}};
+const nlohmann::json kLlama{{"n_layer", 2},     {"n_head", 4},           {"n_kv_head", 2},
+                            {"d_model", 32},    {"d_mlp", 48},           {"rope_theta", 10000.0},
+                            {"norm_eps", 1e-6}, {"tie_embeddings", true}};
+
+}  // namespace
+
+TEST_F(ModelParity, VitGivesTorchvisionsOutputsForTheSameWeights) {
+  torch::manual_seed(1);
+  expect_original_agrees("vit", kVit, InputSpec{{3, 32, 32}, 10}, torch::randn({2, 3, 32, 32}));
+}
+
+TEST_F(ModelParity, LlamaGivesTransformersOutputsForTheSameWeights) {
+  torch::manual_seed(1);
+  expect_original_agrees("llama", kLlama, InputSpec{{16}, 101, true}, torch::randint(101, {2, 16}));
+}
+
+TEST_F(ModelParity, UntiedLlamaGivesTransformersOutputsForTheSameWeights) {
+  auto untied = kLlama;
+  untied["tie_embeddings"] = false;
+  torch::manual_seed(1);
+  expect_original_agrees("llama", untied, InputSpec{{16}, 101, true}, torch::randint(101, {2, 16}));
+}
