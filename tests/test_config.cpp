@@ -1,6 +1,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 
 #include "config/experiment_config.h"
 #include "measure/device.h"
+#include "models/registry.h"
 
 using ampbench::config::parse_experiment_config;
 using ampbench::util::InputError;
@@ -71,6 +73,23 @@ TEST(Config, EveryShippedConfigParses) {
     }
   }
   EXPECT_GT(count, 1);
+}
+
+TEST(Config, TheGpuTransformerConfigsAreTheFullSizedModels) {
+  // The models' defaults are ViT-B/16 and Llama-3.2-1B's shape, whose sizes test_models.cpp checks.
+  for (const auto& [file, model, data] :
+       {std::tuple{"vit-b16.json", "vit", ampbench::models::InputSpec{{3, 224, 224}, 1000}},
+        std::tuple{"llama-1b.json", "llama", ampbench::models::InputSpec{{2048}, 128'256, true}}}) {
+    SCOPED_TRACE(file);
+    auto config = parse_experiment_config(
+        ampbench::config::read_config_file(std::string(AMPBENCH_SOURCE_DIR "/configs/") + file));
+    EXPECT_EQ(config.data.shape, data.sample_shape);
+    EXPECT_EQ(config.data.classes, data.num_classes);
+    json no_options = json::object();
+    ampbench::util::ObjectReader defaults(no_options, "/model/options");
+    auto full_sized = ampbench::models::find_model(model)->read(defaults, data);
+    EXPECT_EQ(config.model.spec->options_json(), full_sized->options_json());
+  }
 }
 
 TEST(Config, ErrorsNameTheJsonPathAndTheProblem) {
