@@ -61,6 +61,7 @@ inline RunReport fixed_report() {
   env.build_type = "Release";
   env.compiler = "gcc 12.2.0";
   env.libtorch_version = "2.13.0";
+  env.libtorch_choice = "cpu (no NVIDIA GPU visible)";
   env.device = "cpu";
   env.device_name = env.cpu_model = "Test CPU";
   env.cpu_cores = 2;

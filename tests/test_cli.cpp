@@ -81,11 +81,12 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
   ASSERT_EQ(folders.size(), 1u);
 
   auto report = nlohmann::json::parse(read_file(folders[0] / "report.json"));
-  EXPECT_EQ(report["schema_version"], 3);
+  EXPECT_EQ(report["schema_version"], 4);
   EXPECT_EQ(report["complete"], true);
   EXPECT_EQ(report["config"]["name"], "tiny");
   EXPECT_EQ(report["environment"]["device"], "cpu");
   EXPECT_FALSE(report["environment"]["libtorch_version"].get<std::string>().empty());
+  EXPECT_EQ(report["environment"]["libtorch_choice"], AMPBENCH_TORCH_CHOICE);  // as the set-up configured it
   // The allocator the run actually had: tcmalloc where the build linked it (so the link took), else
   // glibc's with its thresholds settled. A sanitized build's runtime replaces malloc either way.
 #if defined(AMPBENCH_LINKS_TCMALLOC)
@@ -317,6 +318,8 @@ TEST_F(Cli, VersionHelpAndListModels) {
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_NE(version.out.find("ampbench "), std::string::npos);
   EXPECT_NE(version.out.find("LibTorch "), std::string::npos);
+  EXPECT_NE(version.out.find(std::string("chosen: ") + AMPBENCH_TORCH_CHOICE), std::string::npos)
+      << version.out;
   auto help = run("--help");
   EXPECT_EQ(help.exit_code, 0);
   for (const char* option : {"--config", "--modes", "--epochs", "--device", "--out", "--seed", "--quiet",
@@ -336,7 +339,7 @@ TEST_F(Cli, ExportsGoWhereAskedAndDashIsStdout) {
       run("--config " + write_config(tiny_config()).string() + " -q --modes fp32 --epochs 1 --export-json " +
           json_path.string() + " --export-markdown -");
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 3);
+  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 4);
   // stdout carries the Markdown alone; the console summary moved to stderr.
   EXPECT_EQ(result.out.rfind("### ampbench: tiny", 0), 0u) << result.out;
   EXPECT_NE(result.err.find("reports: "), std::string::npos);
@@ -506,12 +509,12 @@ TEST_F(Cli, CompareFlagsARegressionAndRefusesDifferentExperiments) {
   auto old_path = write_config(old_baseline, "old.json").string();
   EXPECT_EQ(run("compare " + old_path + " " + base).exit_code, 0);
   auto newer = old_baseline;
-  newer["schema_version"] = 4;
+  newer["schema_version"] = 5;
   auto too_new = run("compare " + base + " " + write_config(newer, "newer.json").string());
   EXPECT_EQ(too_new.exit_code, 2);
   EXPECT_EQ(too_new.err,
             "compare error: " + (dir_ / "newer.json").string() +
-                ": schema version 4 is newer than this ampbench reads (1 to 3): update ampbench to "
+                ": schema version 5 is newer than this ampbench reads (1 to 4): update ampbench to "
                 "compare it\n");
 }
 

@@ -18,6 +18,7 @@ std::string version_text() {
   auto cuda = measure::cuda_runtime_version();
   text += cuda ? ", CUDA " + *cuda : ", no CUDA";
   if (auto cudnn = measure::cudnn_version()) text += ", cuDNN " + *cudnn;
+  text += "; chosen: " + measure::libtorch_choice();
   return text;
 }
 

@@ -32,6 +32,8 @@ std::string cpu_model_name() {
 
 std::string libtorch_version() { return TORCH_VERSION; }
 
+std::string libtorch_choice() { return AMPBENCH_TORCH_CHOICE; }
+
 std::optional<std::string> cuda_runtime_version() {
   const auto& hooks = at::detail::getCUDAHooks();
   if (!hooks.hasCUDART()) return std::nullopt;
@@ -74,6 +76,7 @@ Environment capture_environment(const torch::Device& device, const nlohmann::jso
   env.compiler = "gcc " __VERSION__;
 #endif
   env.libtorch_version = libtorch_version();
+  env.libtorch_choice = libtorch_choice();
   env.cuda_version = cuda_runtime_version();
   env.cudnn_version = cudnn_version();
   env.device = device.str();

@@ -15,6 +15,7 @@ struct Environment {
   std::string build_type;
   std::string compiler;
   std::string libtorch_version;
+  std::string libtorch_choice;  // how the set-up chose this build's LibTorch: "cuda (AMPBENCH_TORCH=cuda)"
   std::optional<std::string> cuda_version;
   std::optional<std::string> cudnn_version;
   std::string device;
@@ -38,6 +39,8 @@ Environment capture_environment(const torch::Device& device, const nlohmann::jso
                                 uint64_t seed);
 std::string cpu_model_name();
 std::string libtorch_version();
+// How the set-up chose this build's LibTorch (scripts/torch-flavour): "cpu (no NVIDIA GPU visible)".
+std::string libtorch_choice();
 // "12.8", or nullopt without CUDA; likewise cuDNN "9.10.2".
 std::optional<std::string> cuda_runtime_version();
 std::optional<std::string> cudnn_version();

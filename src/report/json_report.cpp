@@ -16,6 +16,7 @@ nlohmann::json environment_json(const measure::Environment& env) {
           {"build_type", env.build_type},
           {"compiler", env.compiler},
           {"libtorch_version", env.libtorch_version},
+          {"libtorch_choice", env.libtorch_choice},
           {"cuda_version", optional_json(env.cuda_version)},
           {"cudnn_version", optional_json(env.cudnn_version)},
           {"device", env.device},
