@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The set-up's LibTorch decisions (scripts/torch-flavour), on any machine: stand-ins for the NVIDIA
+# driver's tool, for a CUDA toolkit (a wrapper script in front of a real nvcc) and for a CUDA build of torch
+# take the place of the real ones.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_eq() { [[ $1 == "$2" ]] || fail "$3: expected '$2', got '$1'"; }
+flavour() { "$root/scripts/torch-flavour" "$@"; }
+
+# The driver's tool: one that sees an H100 of compute capability 9.0, and one that fails as it does when
+# no driver is loaded. Each test puts one of them first on PATH.
+mkdir -p "$t/gpu" "$t/nogpu"
+cat >"$t/gpu/nvidia-smi" <<'EOF'
+#!/bin/sh
+case "$*" in
+  -L) echo "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)" ;;
+  *compute_cap*) echo "9.0" ;;
+esac
+EOF
+printf '#!/bin/sh\necho "NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver" >&2\nexit 9\n' \
+  >"$t/nogpu/nvidia-smi"
+chmod +x "$t/gpu/nvidia-smi" "$t/nogpu/nvidia-smi"
+
+expect_eq "$(PATH=$t/gpu:$PATH AMPBENCH_TORCH= flavour choose)" "cuda (the NVIDIA driver sees 1 GPU(s))" "a visible GPU"
+expect_eq "$(PATH=$t/nogpu:$PATH AMPBENCH_TORCH= flavour choose)" "cpu (no NVIDIA GPU visible)" "no driver"
+expect_eq "$(PATH=$t/gpu:$PATH AMPBENCH_TORCH=cpu flavour choose)" "cpu (AMPBENCH_TORCH=cpu)" "AMPBENCH_TORCH=cpu"
+expect_eq "$(PATH=$t/nogpu:$PATH AMPBENCH_TORCH=cuda flavour choose)" "cuda (AMPBENCH_TORCH=cuda)" "AMPBENCH_TORCH=cuda"
+status=0
+AMPBENCH_TORCH=gpu flavour choose >/dev/null 2>"$t/err" || status=$?
+expect_eq "$status" 2 "an unknown AMPBENCH_TORCH"
+expect_eq "$(cat "$t/err")" "ampbench setup: AMPBENCH_TORCH must be cpu, cuda or auto, got 'gpu'" "its message"
+
+# A CUDA toolkit whose real nvcc is a binary that reports CUDA 13.0, without libnvrtc; in front of it, the
+# two-line wrapper script that some machines put on PATH.
+mkdir -p "$t/cuda-13.0/bin" "$t/cuda-13.0/lib64" "$t/wrapper"
+printf '#include <stdio.h>\nint main(void) { puts("Cuda compilation tools, release 13.0, V13.0.88"); return 0; }\n' \
+  >"$t/nvcc.c"
+cc -o "$t/cuda-13.0/bin/nvcc" "$t/nvcc.c"
+printf '#!/bin/sh\nexec %s "$@"\n' "$t/cuda-13.0/bin/nvcc" >"$t/wrapper/nvcc"
+chmod +x "$t/wrapper/nvcc"
+
+# A Python whose torch is a CUDA build of a given version, with pip's libnvrtc beside it.
+fake_torch() {  # VERSION -> a python executable
+  local site=$t/site-$1
+  mkdir -p "$site/torch" "$site/nvidia/cu13/lib"
+  touch "$site/nvidia/cu13/lib/libnvrtc.so.13"
+  cat >"$site/torch/__init__.py" <<EOF
+class version:
+    cuda = "$1" or None
+class _C:
+    @staticmethod
+    def _cuda_getArchFlags():
+        return "sm_80 sm_90"
+EOF
+  printf '#!/bin/sh\nPYTHONPATH=%s exec python3 "$@"\n' "$site" >"$t/python-$1"
+  chmod +x "$t/python-$1"
+  echo "$t/python-$1"
+}
+cuda13=$(fake_torch 13.0)
+cuda12=$(fake_torch 12.8)
+cpu=$(fake_torch "")
+
+args() { env -u CUDA_HOME -u CUDA_PATH PATH="$1:$t/wrapper:$PATH" "$root/scripts/torch-flavour" cmake-args "$2"; }
+expected="-DCMAKE_CUDA_COMPILER=$t/cuda-13.0/bin/nvcc
+-DCUDA_TOOLKIT_ROOT_DIR=$t/cuda-13.0
+-DTORCH_CUDA_ARCH_LIST=9.0
+-DCUDA_nvrtc_LIBRARY=$t/site-13.0/nvidia/cu13/lib/libnvrtc.so.13"
+expect_eq "$(args "$t/gpu" "$cuda13")" "$expected" "the wrapper followed, the GPU's architecture, pip's nvrtc"
+expect_eq "$(args "$t/nogpu" "$cuda13" | grep ARCH)" "-DTORCH_CUDA_ARCH_LIST=8.0;9.0" "no GPU: torch's architectures"
+expect_eq "$(CUDA_HOME=$t/cuda-13.0 PATH=$t/gpu:$PATH flavour cmake-args "$cuda13" | head -1)" \
+  "-DCMAKE_CUDA_COMPILER=$t/cuda-13.0/bin/nvcc" "CUDA_HOME"
+touch "$t/cuda-13.0/lib64/libnvrtc.so.13"
+args "$t/gpu" "$cuda13" | grep -q nvrtc && fail "a toolkit's own libnvrtc is used"
+expect_eq "$(args "$t/gpu" "$cpu")" "" "a CPU torch needs no CUDA arguments"
+
+status=0
+args "$t/gpu" "$cuda12" >/dev/null 2>"$t/err" || status=$?
+expect_eq "$status" 2 "a CUDA version mismatch"
+expect_eq "$(cat "$t/err")" \
+  "ampbench setup: the CUDA toolkit in $t/cuda-13.0 is 13.0, torch was built with CUDA 12.8: their major versions must match" \
+  "its one line"
+status=0
+CUDA_HOME=$t/nowhere PATH=$t/gpu:$PATH flavour cmake-args "$cuda13" >/dev/null 2>"$t/err" || status=$?
+expect_eq "$status" 2 "a CUDA_HOME without nvcc"
+expect_eq "$(cat "$t/err")" "ampbench setup: CUDA_HOME/CUDA_PATH is $t/nowhere, which has no bin/nvcc" "its one line"
+echo "torch-flavour: every decision as expected"
