@@ -31,10 +31,10 @@ status=0
 PYTHON=$out/cuda-python "$root/scripts/gpu-check" --out "$out/run" configs/mlp.json > /dev/null 2> "$out/err" || status=$?
 [[ $status == 2 && $(grep -c . "$out/err") == 1 && ! -e $out/run ]] && grep -q "CUDA" "$out/err" ||
   { echo "gpu-check with a CUDA torch and no matching nvcc: exit $status"; cat "$out/err"; exit 1; }
-# An nvcc that cannot say its version.
+# An nvcc on PATH that is a script running no nvcc.
 mkdir -p "$out/bin" && printf '#!/usr/bin/env bash\nexit 1\n' > "$out/bin/nvcc" && chmod +x "$out/bin/nvcc"
 status=0
 PATH=$out/bin:$PATH PYTHON=$out/cuda-python "$root/scripts/gpu-check" --out "$out/run" configs/mlp.json > /dev/null 2> "$out/err" || status=$?
-[[ $status == 2 && $(grep -c . "$out/err") == 1 && ! -e $out/run ]] && grep -q "unknown version" "$out/err" ||
-  { echo "gpu-check with an nvcc that fails: exit $status"; cat "$out/err"; exit 1; }
+[[ $status == 2 && $(grep -c . "$out/err") == 1 && ! -e $out/run ]] && grep -q "runs no nvcc" "$out/err" ||
+  { echo "gpu-check with an nvcc script that runs none: exit $status"; cat "$out/err"; exit 1; }
 echo "gpu-check: $((${#cases[@]} + 3)) passed, 0 failed"
