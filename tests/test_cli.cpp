@@ -14,6 +14,7 @@
 
 #include "data_files.h"
 #include "measure/cpu_features.h"
+#include "measure/environment.h"
 #include "temp_dir_test.h"
 
 namespace fs = std::filesystem;
@@ -311,6 +312,15 @@ TEST_F(Cli, UnavailableCudaIsAUsageError) {
   EXPECT_NE(result.err.find("config error: /device (from --device): cuda:0 requested"), std::string::npos)
       << result.err;
   EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+TEST_F(Cli, AutoOnACudaBuildWithoutAGpuSaysItRunsOnTheCpu) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "a CUDA GPU is visible";
+  auto result = run("--config " + write_config(tiny_config()).string() + " --device auto --dry-run");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  const bool said =
+      result.err.find("no CUDA GPU is visible: device auto runs on the CPU") != std::string::npos;
+  EXPECT_EQ(said, ampbench::measure::cuda_runtime_version().has_value()) << result.err;
 }
 
 TEST_F(Cli, VersionHelpAndListModels) {

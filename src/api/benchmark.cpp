@@ -68,6 +68,10 @@ Outcome run_benchmark(const Request& request) {
   // For the whole run, data making included; the environment records what was in force.
   if (const auto& threads = outcome.config.train.threads) at::set_num_threads(static_cast<int>(*threads));
   const auto device = config::resolve_device(outcome.config);
+  if (outcome.config.device == "auto" && device.is_cpu()) {
+    if (auto cuda = measure::cuda_runtime_version())
+      spdlog::warn("this build has CUDA {}, but no CUDA GPU is visible: device auto runs on the CPU", *cuda);
+  }
   train::Experiment experiment(outcome.config, device, request.fault);  // reads the data
   check_fault(request.fault, experiment, outcome.config.repeats);
   report::ReportWriter writer(request.exports);
