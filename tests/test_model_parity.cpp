@@ -1,7 +1,7 @@
 // ampbench's ViT and LLaMA decoder against the originals they are built after (torchvision's
 // VisionTransformer, transformers' LlamaForCausalLM), run by tests/parity/model_oracles.py: the same
 // weights by name, the same inputs, the same outputs within fp32 rounding. The originals come from the
-// .venv-oracles that scripts/test installs (or python3's own packages); without them these tests skip and
+// .venv-cuda that scripts/test installs (or python3's own packages); without them these tests skip and
 // say why.
 #include <sys/wait.h>
 
@@ -27,7 +27,7 @@ namespace {
 constexpr int kSkipped = 77;  // model_oracles.py: the original's package is not installed
 
 std::string oracle_python() {
-  const fs::path venv = AMPBENCH_SOURCE_DIR "/.venv-oracles/bin/python";
+  const fs::path venv = AMPBENCH_SOURCE_DIR "/.venv-cuda/bin/python";
   return fs::exists(venv) ? venv.string() : "python3";
 }
 
