@@ -112,7 +112,8 @@ TEST(Config, ErrorsNameTheJsonPathAndTheProblem) {
   EXPECT_EQ(error_for("/precision/modes", json::array({"bf16", "bf16"})),
             "/precision/modes/1: mode \"bf16\" is listed twice");
   EXPECT_EQ(error_for("/model/type", "vgg"),
-            "/model/type: unknown model \"vgg\"; expected one of mlp, resnet18, resnet34, resnet50, vit, gpt, llama");
+            "/model/type: unknown model \"vgg\"; expected one of mlp, resnet18, resnet34, resnet50, vit, "
+            "gpt, llama");
   EXPECT_EQ(error_for("/model/options/widht", 3),
             "/model/options/widht: unknown key (did you mean \"width\"?)");
   EXPECT_EQ(error_for("/train/optimizer/lr", -0.1),
