@@ -82,7 +82,7 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
   ASSERT_EQ(folders.size(), 1u);
 
   auto report = nlohmann::json::parse(read_file(folders[0] / "report.json"));
-  EXPECT_EQ(report["schema_version"], 4);
+  EXPECT_EQ(report["schema_version"], 5);
   EXPECT_EQ(report["complete"], true);
   EXPECT_EQ(report["config"]["name"], "tiny");
   EXPECT_EQ(report["environment"]["device"], "cpu");
@@ -158,7 +158,7 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
       "mode,trial,epoch,status,seconds,timed_steps,timed_samples,samples_per_second,step_p50_s,step_p90_s,"
       "step_p99_s,train_loss,val_loss,val_accuracy,val_perplexity,peak_bytes,memory_probe,loss_scale,skipped_"
       "steps,"
-      "static_bytes,activation_peak_bytes,tf32,channels_last,detail");
+      "static_bytes,activation_peak_bytes,tf32,channels_last,detail,purpose,seed");
   EXPECT_EQ(line_count(csv), 1u + 3 * 2 + 1);  // the skipped mode: one row, no epoch
   EXPECT_NE(csv.find("\nfp32,1,1,ok,"), std::string::npos);
   EXPECT_NE(csv.find("\ntf32,1,,skipped,"), std::string::npos);
@@ -349,7 +349,7 @@ TEST_F(Cli, ExportsGoWhereAskedAndDashIsStdout) {
       run("--config " + write_config(tiny_config()).string() + " -q --modes fp32 --epochs 1 --export-json " +
           json_path.string() + " --export-markdown -");
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 4);
+  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 5);
   // stdout carries the Markdown alone; the console summary moved to stderr.
   EXPECT_EQ(result.out.rfind("### ampbench: tiny", 0), 0u) << result.out;
   EXPECT_NE(result.err.find("reports: "), std::string::npos);
@@ -519,12 +519,12 @@ TEST_F(Cli, CompareFlagsARegressionAndRefusesDifferentExperiments) {
   auto old_path = write_config(old_baseline, "old.json").string();
   EXPECT_EQ(run("compare " + old_path + " " + base).exit_code, 0);
   auto newer = old_baseline;
-  newer["schema_version"] = 5;
+  newer["schema_version"] = 6;
   auto too_new = run("compare " + base + " " + write_config(newer, "newer.json").string());
   EXPECT_EQ(too_new.exit_code, 2);
   EXPECT_EQ(too_new.err,
             "compare error: " + (dir_ / "newer.json").string() +
-                ": schema version 5 is newer than this ampbench reads (1 to 4): update ampbench to "
+                ": schema version 6 is newer than this ampbench reads (1 to 5): update ampbench to "
                 "compare it\n");
 }
 
@@ -664,7 +664,7 @@ TEST_F(Cli, AModeWithOneOfItsTrialsFailedKeepsItsPlaceAndCompareFlagsIt) {
   // In run order, though fp16's first finished trial came after fp32's.
   EXPECT_EQ(report["summary"][0]["mode"], "fp16");
   EXPECT_EQ(report["summary"][0]["trials"], 1);
-  const auto fidelity = result.out.substr(result.out.find("mode  val loss"));
+  const auto fidelity = result.out.substr(result.out.find("mode  seeds  val loss"));
   EXPECT_EQ(fidelity.find("fp16"), fidelity.find('\n') + 1) << fidelity;  // fp16's row comes first
 
   auto compared = run("compare " + (dir_ / "base.json").string() + " " + (dir_ / "new.json").string());

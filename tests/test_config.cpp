@@ -55,6 +55,9 @@ TEST(Config, AValidConfigParsesWithDefaultsFilledIn) {
   EXPECT_FALSE(config.train.cudnn_benchmark);
   EXPECT_FALSE(config.train.channels_last);
   EXPECT_EQ(config.precision.fidelity_tolerance, 0.05);
+  EXPECT_EQ(config.precision.fidelity_seeds, 1);
+  // One seed is written out of the resolved config, so that configs from before the key keep their hash.
+  EXPECT_FALSE(ampbench::config::to_json(config)["precision"].contains("fidelity_seeds"));
   EXPECT_EQ(config.precision.grad_scaler.init_scale, 65536.0);
   EXPECT_EQ(config.device, "auto");
   // The resolved config parses back to itself.
@@ -107,6 +110,10 @@ TEST(Config, ErrorsNameTheJsonPathAndTheProblem) {
             "/train/channels_last: needs image inputs ([C, H, W] samples)");
   EXPECT_EQ(error_for("/train/cudnn_benchmark", "yes"),
             "/train/cudnn_benchmark: expected true or false, got \"yes\"");
+  EXPECT_EQ(error_for("/precision/fidelity_seeds", 0),
+            "/precision/fidelity_seeds: expected an integer in [1, 1000], got 0");
+  EXPECT_EQ(error_for("/precision/fidelity_seeds", 2.5),
+            "/precision/fidelity_seeds: expected an integer in [1, 1000], got 2.5");
   EXPECT_EQ(error_for("/precision/fidelity_tolerance", -1),
             "/precision/fidelity_tolerance: expected a number >= 0 and <= 1e+06, got -1");
   EXPECT_EQ(error_for("/precision/modes", json::array({"bf16", "bf16"})),

@@ -123,6 +123,10 @@ void add_options(CLI::App& app, CliOptions& options) {
   app.add_option("--repeats", options.repeats,
                  "trials per mode, interleaved across modes (default: the config's, else 1)")
       ->check(integer_in(1, 1000));
+  app.add_option("--fidelity-seeds", options.fidelity_seeds,
+                 "seeds each mode is trained from for the fidelity verdict (default: the config's "
+                 "precision.fidelity_seeds, else 1)")
+      ->check(integer_in(1, 1000));
   app.add_option("--device", options.device, "auto|cpu|cuda|cuda:N (default: the config's, else auto)")
       ->check(CLI::Validator(
           [](std::string& spec) {

@@ -17,6 +17,7 @@ struct CliOptions {
   std::vector<std::string> modes;
   std::optional<int64_t> epochs;
   std::optional<int64_t> repeats;
+  std::optional<int64_t> fidelity_seeds;
   std::optional<std::string> device;
   std::optional<std::string> out_dir;
   std::optional<int64_t> seed;

@@ -26,6 +26,9 @@ Overrides apply_overrides(nlohmann::json& doc, const CliOptions& options) {
   if (!options.modes.empty()) set_override(doc, {"precision", "modes"}, options.modes, "--modes", set);
   if (options.epochs) set_override(doc, {"train", "epochs"}, *options.epochs, "--epochs", set);
   if (options.repeats) set_override(doc, {"repeats"}, *options.repeats, "--repeats", set);
+  if (options.fidelity_seeds) {
+    set_override(doc, {"precision", "fidelity_seeds"}, *options.fidelity_seeds, "--fidelity-seeds", set);
+  }
   if (options.device) set_override(doc, {"device"}, *options.device, "--device", set);
   if (options.out_dir) set_override(doc, {"output", "dir"}, *options.out_dir, "--out", set);
   if (options.seed) set_override(doc, {"seed"}, *options.seed, "--seed", set);

@@ -252,6 +252,7 @@ PrecisionConfig parse_precision(ObjectReader precision) {
       scaler.integer("growth_interval", s.growth_interval, 1, std::numeric_limits<int32_t>::max());
   scaler.finish();
   out.fidelity_tolerance = precision.number("fidelity_tolerance", out.fidelity_tolerance, 0.0, 1e6);
+  out.fidelity_seeds = precision.integer("fidelity_seeds", out.fidelity_seeds, 1, 1000);
   precision.finish();
   return out;
 }
@@ -408,13 +409,16 @@ nlohmann::json precision_json(const PrecisionConfig& p) {
   nlohmann::json modes = nlohmann::json::array();
   for (auto mode : p.modes) modes.push_back(std::string(amp::to_string(mode)));
   const auto& s = p.grad_scaler;
-  return {{"modes", modes},
-          {"grad_scaler",
-           {{"init_scale", s.init_scale},
-            {"growth_factor", s.growth_factor},
-            {"backoff_factor", s.backoff_factor},
-            {"growth_interval", s.growth_interval}}},
-          {"fidelity_tolerance", p.fidelity_tolerance}};
+  nlohmann::json precision = {{"modes", modes},
+                              {"grad_scaler",
+                               {{"init_scale", s.init_scale},
+                                {"growth_factor", s.growth_factor},
+                                {"backoff_factor", s.backoff_factor},
+                                {"growth_interval", s.growth_interval}}},
+                              {"fidelity_tolerance", p.fidelity_tolerance}};
+  // Written only when more than one: configs without it keep their hash.
+  if (p.fidelity_seeds > 1) precision["fidelity_seeds"] = p.fidelity_seeds;
+  return precision;
 }
 
 }  // namespace

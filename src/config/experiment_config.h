@@ -41,6 +41,9 @@ struct PrecisionConfig {
   amp::GradScalerOptions grad_scaler;
   // Fidelity passes when |val loss - fp32's| is at most this (in the loss's units, nats).
   double fidelity_tolerance = 0.05;
+  // Seeds each mode is trained from for the fidelity verdict (initial weights and batch order change with
+  // the seed, the same seeds for every mode); the first is the run's seed, whose trials are the timed ones.
+  int64_t fidelity_seeds = 1;
 };
 
 // The thresholds a CI job can gate on, each a figure of a mode against fp32 (config key "gates").

@@ -34,12 +34,31 @@ std::string text_cell(const std::optional<std::string>& value) {
   return quoted + "\"";
 }
 
-std::string trial_tail(const TrialRecord& t) {
+std::string trial_tail(const TrialRecord& t, const char* purpose) {
   std::ostringstream out;
   out << ',' << optional_cell(t.memory.static_bytes) << ',' << optional_cell(t.memory.activation_peak_bytes())
       << ',' << (t.tf32 ? "true" : "false") << ',' << (t.channels_last ? "true" : "false") << ','
-      << text_cell(t.detail);
+      << text_cell(t.detail) << ',' << purpose << ',' << t.seed;
   return out.str();
+}
+
+void trial_rows(const TrialRecord& t, const char* purpose, std::ostringstream& out) {
+  for (const auto& e : t.epochs) {
+    auto percentile = [&](double q) { return optional_cell(measure::quantile(e.step_seconds, q)); };
+    out << amp::to_string(t.mode) << ',' << t.trial << ',' << e.epoch << ',' << train::to_string(t.status)
+        << ',' << number(e.seconds) << ',' << e.timed_steps << ',' << e.timed_samples << ','
+        << number(e.samples_per_second) << ',' << percentile(0.5) << ',' << percentile(0.9) << ','
+        << percentile(0.99) << ',' << number(e.train_loss) << ',' << number(e.val_loss) << ','
+        << number(e.val_accuracy) << ',' << optional_cell(e.val_perplexity) << ',' << t.memory.peak_bytes
+        << ',' << t.memory.probe << ',' << optional_cell(e.loss_scale) << ','
+        << optional_cell(e.skipped_steps) << trial_tail(t, purpose) << "\n";
+  }
+  if (t.epochs.empty()) {
+    out << amp::to_string(t.mode) << ',' << t.trial << ",," << train::to_string(t.status)
+        << std::string(12, ',')
+        << (t.status == train::TrialStatus::skipped ? "" : std::to_string(t.memory.peak_bytes)) << ','
+        << t.memory.probe << ",," << trial_tail(t, purpose) << "\n";
+  }
 }
 
 }  // namespace
@@ -47,24 +66,8 @@ std::string trial_tail(const TrialRecord& t) {
 std::string to_csv(const RunReport& report) {
   std::ostringstream out;
   out << kCsvColumns << "\n";
-  for (const auto& t : report.measured.trials) {
-    for (const auto& e : t.epochs) {
-      auto percentile = [&](double q) { return optional_cell(measure::quantile(e.step_seconds, q)); };
-      out << amp::to_string(t.mode) << ',' << t.trial << ',' << e.epoch << ',' << train::to_string(t.status)
-          << ',' << number(e.seconds) << ',' << e.timed_steps << ',' << e.timed_samples << ','
-          << number(e.samples_per_second) << ',' << percentile(0.5) << ',' << percentile(0.9) << ','
-          << percentile(0.99) << ',' << number(e.train_loss) << ',' << number(e.val_loss) << ','
-          << number(e.val_accuracy) << ',' << optional_cell(e.val_perplexity) << ',' << t.memory.peak_bytes
-          << ',' << t.memory.probe << ',' << optional_cell(e.loss_scale) << ','
-          << optional_cell(e.skipped_steps) << trial_tail(t) << "\n";
-    }
-    if (t.epochs.empty()) {
-      out << amp::to_string(t.mode) << ',' << t.trial << ",," << train::to_string(t.status)
-          << std::string(12, ',')
-          << (t.status == train::TrialStatus::skipped ? "" : std::to_string(t.memory.peak_bytes)) << ','
-          << t.memory.probe << ",," << trial_tail(t) << "\n";
-    }
-  }
+  for (const auto& t : report.measured.trials) trial_rows(t, "timed", out);
+  for (const auto& t : report.measured.fidelity_trials) trial_rows(t, "fidelity", out);
   return out.str();
 }
 

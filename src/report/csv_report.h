@@ -8,7 +8,8 @@ namespace ampbench::report {
 
 // Tidy CSV: one row per trial x epoch under a fixed header (kCsvColumns), and one row with an empty
 // epoch for a trial that finished no epoch (skipped, or stopped in its first), its status and detail
-// saying why; an undefined value is an empty cell, never 0.
+// saying why; an undefined value is an empty cell, never 0. The timed trials first (purpose "timed"),
+// then the fidelity trials (purpose "fidelity", trial = the seed's index); seed is each trial's.
 std::string to_csv(const RunReport& report);
 
 inline constexpr const char* kCsvColumns =
@@ -16,6 +17,6 @@ inline constexpr const char* kCsvColumns =
     "step_p99_s,train_loss,val_loss,val_accuracy,val_perplexity,peak_bytes,memory_probe,loss_scale,skipped_"
     "steps,static_"
     "bytes,"
-    "activation_peak_bytes,tf32,channels_last,detail";
+    "activation_peak_bytes,tf32,channels_last,detail,purpose,seed";
 
 }  // namespace ampbench::report

@@ -75,6 +75,7 @@ nlohmann::json trial_json(const TrialRecord& t) {
   for (const auto& e : t.epochs) epochs.push_back(epoch_json(e));
   return {{"mode", amp::to_string(t.mode)},
           {"trial", t.trial},
+          {"seed", t.seed},
           {"status", train::to_string(t.status)},
           {"stopped_at_step", optional_json(t.stopped_at_step)},
           {"detail", optional_json(t.detail)},
@@ -101,35 +102,51 @@ nlohmann::json statistics_json(const measure::Summary& s) {
           {"max", optional_json(s.max)}};
 }
 
+nlohmann::json interval_json(const std::optional<measure::Interval>& interval) {
+  return interval ? nlohmann::json{interval->low, interval->high} : nlohmann::json();
+}
+
+nlohmann::json fidelity_json(const ModeSummary& s) {
+  const auto& f = s.fidelity;
+  return {{"seeds", f.seeds},
+          {"val_loss", statistics_json(f.val_loss)},
+          {"val_accuracy_mean", optional_json(f.val_accuracy_mean)},
+          {"val_perplexity_mean", optional_json(f.val_perplexity_mean)},
+          {"noise_floor", optional_json(s.fidelity_noise_floor)},
+          {"paired_seeds", f.paired_seeds},
+          {"delta_mean", optional_json(f.delta_mean)},
+          {"delta_interval_95", interval_json(f.delta_interval)},
+          {"seeds_needed", optional_json(f.seeds_needed)}};
+}
+
 nlohmann::json summary_json(const ModeSummary& s) {
   nlohmann::json steps = nullptr;
   if (s.step_seconds)
     steps = {{"p50", s.step_seconds->p50}, {"p90", s.step_seconds->p90}, {"p99", s.step_seconds->p99}};
-  nlohmann::json interval = nullptr;
-  if (s.speedup_interval) interval = {s.speedup_interval->low, s.speedup_interval->high};
-  return {{"mode", amp::to_string(s.mode)},
-          {"trials", s.trials},
-          {"epochs_compared", s.epochs_compared},
-          {"samples_per_second", statistics_json(s.samples_per_second)},
-          {"epoch_seconds", statistics_json(s.epoch_seconds)},
-          {"step_seconds", steps},
-          {"peak_bytes", s.peak_bytes},
-          {"static_bytes", optional_json(s.static_bytes)},
-          {"activation_bytes", optional_json(s.activation_bytes)},
-          {"val_loss", s.val_loss},
-          {"val_accuracy", s.val_accuracy},
-          {"val_perplexity", optional_json(s.val_perplexity)},
-          {"achieved_tflops", optional_json(s.achieved_tflops)},
-          {"peak_tflops", optional_json(s.peak_tflops)},
-          {"mfu", optional_json(s.mfu)},
-          {"speedup_vs_fp32", optional_json(s.speedup_vs_fp32)},
-          {"speedup_interval_95", interval},
-          {"memory_ratio_vs_fp32", optional_json(s.memory_ratio_vs_fp32)},
-          {"activation_ratio_vs_fp32", optional_json(s.activation_ratio_vs_fp32)},
-          {"val_loss_delta_vs_fp32", optional_json(s.val_loss_delta_vs_fp32)},
-          {"fidelity",
-           s.fidelity_pass ? nlohmann::json(*s.fidelity_pass ? "pass" : "fail") : nlohmann::json(nullptr)},
-          {"grad_cosine_vs_fp32", optional_json(s.grad_cosine_vs_fp32)}};
+  return {
+      {"mode", amp::to_string(s.mode)},
+      {"trials", s.trials},
+      {"epochs_compared", s.epochs_compared},
+      {"samples_per_second", statistics_json(s.samples_per_second)},
+      {"epoch_seconds", statistics_json(s.epoch_seconds)},
+      {"step_seconds", steps},
+      {"peak_bytes", s.peak_bytes},
+      {"static_bytes", optional_json(s.static_bytes)},
+      {"activation_bytes", optional_json(s.activation_bytes)},
+      {"val_loss", s.val_loss},
+      {"val_accuracy", s.val_accuracy},
+      {"val_perplexity", optional_json(s.val_perplexity)},
+      {"achieved_tflops", optional_json(s.achieved_tflops)},
+      {"peak_tflops", optional_json(s.peak_tflops)},
+      {"mfu", optional_json(s.mfu)},
+      {"speedup_vs_fp32", optional_json(s.speedup_vs_fp32)},
+      {"speedup_interval_95", interval_json(s.speedup_interval)},
+      {"memory_ratio_vs_fp32", optional_json(s.memory_ratio_vs_fp32)},
+      {"activation_ratio_vs_fp32", optional_json(s.activation_ratio_vs_fp32)},
+      {"val_loss_delta_vs_fp32", optional_json(s.val_loss_delta_vs_fp32)},
+      {"fidelity", s.fidelity.verdict ? nlohmann::json(to_string(*s.fidelity.verdict)) : nlohmann::json()},
+      {"fidelity_detail", fidelity_json(s)},
+      {"grad_cosine_vs_fp32", optional_json(s.grad_cosine_vs_fp32)}};
 }
 
 nlohmann::json gate_json(const GateResult& g) {
@@ -154,6 +171,8 @@ nlohmann::json to_json(const RunReport& report) {
   nlohmann::json trials = nlohmann::json::array();
   const auto& measured = report.measured;
   for (const auto& t : measured.trials) trials.push_back(trial_json(t));
+  nlohmann::json fidelity_trials = nlohmann::json::array();
+  for (const auto& t : measured.fidelity_trials) fidelity_trials.push_back(trial_json(t));
   nlohmann::json summary = nlohmann::json::array();
   for (const auto& s : report.summary) summary.push_back(summary_json(s));
   nlohmann::json warnings = nlohmann::json::array();
@@ -168,6 +187,7 @@ nlohmann::json to_json(const RunReport& report) {
           {"train_flops_per_sample", optional_json(measured.train_flops_per_sample)},
           {"data_on_device", measured.data_on_device},
           {"trials", trials},
+          {"fidelity_trials", fidelity_trials},
           {"summary", summary},
           {"warnings", warnings},
           {"gates", gates}};

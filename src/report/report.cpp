@@ -7,7 +7,7 @@
 namespace ampbench::report {
 namespace {
 
-constexpr util::EnumNames<WarningKind, 13> kWarningNames{{
+constexpr util::EnumNames<WarningKind, 15> kWarningNames{{
     {WarningKind::diverged, "diverged"},
     {WarningKind::oom, "oom"},
     {WarningKind::failed, "failed"},
@@ -21,11 +21,20 @@ constexpr util::EnumNames<WarningKind, 13> kWarningNames{{
     {WarningKind::high_cv, "high_cv"},
     {WarningKind::debug_build, "debug_build"},
     {WarningKind::few_repeats, "few_repeats"},
+    {WarningKind::no_noise_floor, "no_noise_floor"},
+    {WarningKind::fidelity_inconclusive, "fidelity_inconclusive"},
+}};
+
+constexpr util::EnumNames<FidelityVerdict, 3> kVerdictNames{{
+    {FidelityVerdict::pass, "pass"},
+    {FidelityVerdict::fail, "fail"},
+    {FidelityVerdict::inconclusive, "inconclusive"},
 }};
 
 }  // namespace
 
 std::string_view to_string(WarningKind kind) { return util::name_of(kWarningNames, kind); }
+std::string_view to_string(FidelityVerdict verdict) { return util::name_of(kVerdictNames, verdict); }
 
 RunContext make_run_context(const config::ExperimentConfig& config, measure::Environment environment) {
   return {config.name,  config.model.type,       config.repeats,        config.precision.fidelity_tolerance,

@@ -23,10 +23,31 @@ namespace ampbench::report {
 
 // report.json's shape. Any change to it (a field or an enum value added, removed, renamed or given another
 // meaning) raises the version, and docs/report.schema.json follows; the README lists the versions.
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 struct StepPercentiles {
   double p50 = 0, p90 = 0, p99 = 0;
+};
+
+// Whether a mode's final validation loss matches fp32's within precision.fidelity_tolerance: pass when
+// the 95 % interval of the paired difference over seeds lies inside +-tolerance, fail when it lies wholly
+// outside (beyond the tolerance and the noise), inconclusive when it straddles a bound. With one seed
+// there is no interval: the difference itself is judged, and a warning says there is no noise floor.
+enum class FidelityVerdict { pass, fail, inconclusive };
+std::string_view to_string(FidelityVerdict verdict);
+
+// A mode's final validation figures over the fidelity seeds, and against fp32's at the same seeds.
+struct FidelitySummary {
+  int64_t seeds = 0;                        // seeds at which the mode finished
+  measure::Summary val_loss;                // over those seeds (at the run's seed: the timed trials' median)
+  std::optional<double> val_accuracy_mean;  // over those seeds
+  std::optional<double> val_perplexity_mean;  // language models
+  // Against fp32 (empty for fp32 itself and without fp32): over the seeds both finished.
+  int64_t paired_seeds = 0;
+  std::optional<double> delta_mean;                 // mean of (val loss - fp32's) over paired seeds
+  std::optional<measure::Interval> delta_interval;  // its 95 % t interval (two or more paired seeds)
+  std::optional<FidelityVerdict> verdict;
+  std::optional<int64_t> seeds_needed;  // inconclusive: paired seeds in all that would decide, at this spread
 };
 
 // One mode over all its trials, and against the fp32 baseline (comparisons empty without fp32).
@@ -51,8 +72,10 @@ struct ModeSummary {
   std::optional<double> memory_ratio_vs_fp32;
   std::optional<double> activation_ratio_vs_fp32;
   std::optional<double> val_loss_delta_vs_fp32;
-  // |val_loss_delta_vs_fp32| within precision.fidelity_tolerance; empty for fp32 and without fp32.
-  std::optional<bool> fidelity_pass;
+  FidelitySummary fidelity;
+  // fp32's seed-to-seed standard deviation of the final val loss (two or more seeds): the noise floor
+  // every mode's fidelity is judged against. The same in every mode's summary; empty without fp32.
+  std::optional<double> fidelity_noise_floor;
   // Cosine similarity of the first batch's gradient (at the initial weights) with fp32's.
   std::optional<double> grad_cosine_vs_fp32;
 };
@@ -82,6 +105,8 @@ enum class WarningKind {
   high_cv,
   debug_build,
   few_repeats,
+  no_noise_floor,
+  fidelity_inconclusive,
 };
 std::string_view to_string(WarningKind kind);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/fidelity.h"
+
 namespace ampbench::report {
 namespace {
 
@@ -110,9 +112,9 @@ std::vector<ModeSummary> summarize(const RunContext& context, const train::Exper
       if (s.activation_bytes && base.activation_bytes && *base.activation_bytes > 0)
         s.activation_ratio_vs_fp32 = double(*s.activation_bytes) / double(*base.activation_bytes);
       s.val_loss_delta_vs_fp32 = s.val_loss - base.val_loss;
-      if (m.mode != baseline->mode)
-        s.fidelity_pass = std::abs(*s.val_loss_delta_vs_fp32) <= context.fidelity_tolerance;
+      s.fidelity_noise_floor = fidelity_noise_floor(measured);
     }
+    s.fidelity = summarize_fidelity(m.mode, measured, context.fidelity_tolerance);
     if (auto cosine = measured.grad_cosine_vs_fp32.find(m.mode); cosine != measured.grad_cosine_vs_fp32.end())
       s.grad_cosine_vs_fp32 = cosine->second;
     if (measured.train_flops_per_sample) {

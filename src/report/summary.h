@@ -8,7 +8,7 @@ namespace ampbench::report {
 
 // Summarises every mode over its finished trials and compares it with fp32: throughput speed-up
 // (median over trials, with a bootstrap interval), peak- and activation-memory ratios, the final
-// validation loss's difference and the fidelity verdict (within the context's tolerance), and achieved
+// validation loss's difference, the fidelity over seeds and its verdict (report/fidelity.h), and achieved
 // TFLOP/s and MFU. A pure function of the measurements, in the order the modes first ran.
 std::vector<ModeSummary> summarize(const RunContext& context, const train::ExperimentResult& measured);
 

@@ -35,6 +35,18 @@ std::string speedup_text(const ModeSummary& s) {
   return text;
 }
 
+std::string interval_text(const std::optional<measure::Interval>& interval) {
+  if (!interval) return "-";
+  return format("[%+.4f, ", interval->low) + format("%+.4f]", interval->high);
+}
+
+// fail and inconclusive in capitals: they are what a reader must act on.
+std::string verdict_text(const std::optional<FidelityVerdict>& verdict) {
+  if (!verdict) return "-";
+  if (*verdict == FidelityVerdict::pass) return "pass";
+  return *verdict == FidelityVerdict::fail ? "FAIL" : "INCONCLUSIVE";
+}
+
 }  // namespace
 
 TextRows summary_table(const RunReport& report) {
@@ -66,8 +78,8 @@ TextRows summary_table(const RunReport& report) {
 }
 
 TextRows fidelity_table(const RunReport& report) {
-  TextRows rows{{"mode", "val loss", "val loss delta", "fidelity", "grad cosine", "val acc", "perplexity",
-                 "loss scale", "skipped steps"}};
+  TextRows rows{{"mode", "seeds", "val loss", "val loss delta", "delta 95% CI", "fidelity", "grad cosine",
+                 "val acc", "perplexity", "loss scale", "skipped steps"}};
   for (const auto& s : report.summary) {
     // fp16's scale and skipped steps as they stood at the end of its last trial.
     const TrialRecord* last = nullptr;
@@ -75,14 +87,30 @@ TextRows fidelity_table(const RunReport& report) {
       if (t.mode == s.mode && t.finished()) last = &t;
     }
     const auto& final_epoch = last->epochs.back();
-    rows.push_back({std::string(amp::to_string(s.mode)), format("%.4f", s.val_loss),
-                    or_dash(s.val_loss_delta_vs_fp32, "%+.4f"),
-                    s.fidelity_pass ? (*s.fidelity_pass ? "pass" : "FAIL") : "-",
-                    or_dash(s.grad_cosine_vs_fp32, "%.6f"), format("%.3f", s.val_accuracy),
-                    or_dash(s.val_perplexity, "%.2f"), or_dash(final_epoch.loss_scale, "%g"),
+    const auto& f = s.fidelity;
+    rows.push_back({std::string(amp::to_string(s.mode)), std::to_string(f.seeds),
+                    or_dash(f.val_loss.mean, "%.4f"), or_dash(f.delta_mean, "%+.4f"),
+                    interval_text(f.delta_interval), verdict_text(f.verdict),
+                    or_dash(s.grad_cosine_vs_fp32, "%.6f"), or_dash(f.val_accuracy_mean, "%.3f"),
+                    or_dash(f.val_perplexity_mean, "%.2f"), or_dash(final_epoch.loss_scale, "%g"),
                     or_dash(final_epoch.skipped_steps, "%.0f")});
   }
   return rows;
+}
+
+// What the fidelity figures are over, and what its verdict needs.
+std::string fidelity_footnote(const RunReport& report) {
+  const auto tolerance = format("%g", report.context.fidelity_tolerance);
+  const auto& first = report.summary.front();
+  std::string text =
+      "val loss, delta and acc: means over seeds (at the run's seed, the median over trials); "
+      "fidelity pass: the delta's 95% interval within +-" +
+      tolerance + ", FAIL: wholly outside it";
+  if (first.fidelity_noise_floor)
+    text += format("; noise floor (fp32's seed-to-seed stddev) %.4f", *first.fidelity_noise_floor);
+  else
+    text += "; one seed: |delta| <= " + tolerance + ", no noise floor";
+  return text;
 }
 
 std::string summary_footnote(const RunReport& report) {
@@ -101,7 +129,7 @@ std::string summary_footnote(const RunReport& report) {
   if (const auto& flops = report.measured.train_flops_per_sample) {
     text << "; TFLOP/s from " << format("%.4g", *flops / 1e9) << " GFLOP per training sample (analytical)";
   }
-  text << "; fidelity: |val loss delta| <= " << report.context.fidelity_tolerance;
+  text << "; " << fidelity_footnote(report);
   return text.str();
 }
 

@@ -12,8 +12,8 @@ namespace ampbench::report {
 // Undefined values are "-". Speed and memory, one row per mode in the order the modes ran; a mode that
 // finished no trial gets a row with its status (skipped, failed, ...) in its place.
 TextRows summary_table(const RunReport& report);
-// Accuracy against fp32: validation loss and its delta, the fidelity verdict, the first-batch gradient
-// cosine, and fp16's loss scale.
+// Accuracy against fp32 over the fidelity seeds: validation loss, its delta and the delta's interval, the
+// fidelity verdict, the first-batch gradient cosine, and fp16's loss scale.
 TextRows fidelity_table(const RunReport& report);
 
 // Which column holds the speed-up (the console colours it).

@@ -59,8 +59,8 @@ void scale_collapses(const RunReport& report, std::vector<Warning>& out) {
 }
 
 // A trial that did not finish: why, and what to do about it.
-Warning unfinished_trial(const TrialRecord& t) {
-  const std::string where = mode_name(t.mode) + " trial " + std::to_string(t.trial) + ": ";
+Warning unfinished_trial(const TrialRecord& t, const char* what) {
+  const std::string where = mode_name(t.mode) + " " + what + " " + std::to_string(t.trial) + ": ";
   const std::string detail = t.detail.value_or(std::string(train::to_string(t.status)));
   switch (t.status) {
     case TrialStatus::diverged:
@@ -84,8 +84,40 @@ Warning unfinished_trial(const TrialRecord& t) {
 
 void unfinished_trials(const RunReport& report, std::vector<Warning>& out) {
   for (const auto& t : report.measured.trials) {
-    if (t.status != TrialStatus::ok) out.push_back(unfinished_trial(t));
+    if (t.status != TrialStatus::ok) out.push_back(unfinished_trial(t, "trial"));
   }
+  for (const auto& t : report.measured.fidelity_trials) {
+    if (t.status != TrialStatus::ok) out.push_back(unfinished_trial(t, "fidelity seed"));
+  }
+}
+
+// A fidelity verdict from one seed has no noise floor to be judged against: say so once, for every mode
+// judged that way.
+void no_noise_floor(const RunReport& report, std::vector<Warning>& out) {
+  std::vector<amp::PrecisionMode> modes;
+  for (const auto& s : report.summary)
+    if (s.fidelity.verdict && s.fidelity.paired_seeds == 1) modes.push_back(s.mode);
+  if (modes.empty()) return;
+  out.push_back({WarningKind::no_noise_floor, modes.size() == 1 ? std::optional(modes.front()) : std::nullopt,
+                 amp::precision_mode_names(modes) +
+                     ": fidelity judged on one seed: the difference from fp32 may be luck, as no noise floor "
+                     "was measured",
+                 "set precision.fidelity_seeds (or --fidelity-seeds) to 5 or more to judge it against fp32's "
+                 "seed-to-seed spread"});
+}
+
+void fidelity_inconclusive(const ModeSummary& s, std::vector<Warning>& out) {
+  if (s.fidelity.verdict != FidelityVerdict::inconclusive) return;
+  const auto& f = s.fidelity;
+  out.push_back({WarningKind::fidelity_inconclusive, s.mode,
+                 mode_name(s.mode) +
+                     format(": fidelity inconclusive: the val loss delta's 95%% interval [%+.4f, %+.4f] ",
+                            f.delta_interval->low, f.delta_interval->high) +
+                     "straddles the tolerance over " + std::to_string(f.paired_seeds) + " seeds",
+                 f.seeds_needed ? "set precision.fidelity_seeds to " + std::to_string(*f.seeds_needed) +
+                                      " to decide, if the spread stays as measured"
+                                : "the delta sits on the tolerance: no practical number of seeds decides "
+                                  "it; choose the tolerance the team needs"});
 }
 
 // One warning per trial count, naming its modes: `repeats` is the whole run's, so usually one line (a
@@ -166,7 +198,9 @@ std::vector<Warning> find_warnings(const RunReport& report) {
   scale_collapses(report, out);
   unfinished_trials(report, out);
   few_repeats(report, out);
+  no_noise_floor(report, out);
   for (const auto& s : report.summary) {
+    fidelity_inconclusive(s, out);
     high_cv(s, out);
     outliers(report, s, out);
   }

@@ -98,9 +98,9 @@ std::vector<amp::PrecisionMode> Experiment::runnable_modes() const {
   return runnable;
 }
 
-std::shared_ptr<models::Network> Experiment::fresh_model() const {
+std::shared_ptr<models::Network> Experiment::fresh_model(const ModelState& initial) const {
   auto model = config_.model.spec->build();
-  initial_.restore_into(*model);
+  initial.restore_into(*model);
   model->to(device_);
   if (config_.train.channels_last) to_channels_last(*model);
   return model;
@@ -122,7 +122,7 @@ void Experiment::measure_first_gradients(ExperimentResult& result) const {
   auto gradient_in = [&](amp::PrecisionMode mode) -> std::optional<torch::Tensor> {
     amp::MathSettingsScope math(amp::settings_for(mode, device_.type(), config_.train.cudnn_benchmark));
     try {
-      return first_batch_gradient(mode, *fresh_model(), trainer_.options(), dataset_, device_);
+      return first_batch_gradient(mode, *fresh_model(initial_), trainer_.options(), dataset_, device_);
     } catch (const c10::Error& e) {
       // Out of memory or another error: the mode's trials will meet it again and be marked for it; the
       // run goes on without this cosine rather than ending before any trial.
@@ -161,6 +161,38 @@ TrialRecord Experiment::run_trial(amp::PrecisionMode mode, int64_t round, Progre
   spdlog::info("{} trial {}/{}: training {} for {} epoch(s) on {}", amp::to_string(mode), round,
                config_.repeats, config_.model.type, config_.train.epochs, device_.str());
   publish_trial(progress, mode, round, config_.repeats);
+  train_into(record, initial_, trainer_, progress);
+  return record;
+}
+
+void Experiment::run_fidelity_seed(int64_t index, ExperimentResult& result, const TrialDone& on_trial_done,
+                                   Progress* progress) {
+  auto options = trainer_.options();
+  options.seed = config_.seed + uint64_t(index);
+  torch::manual_seed(options.seed);
+  const auto initial = ModelState::capture(*config_.model.spec->build());
+  const Trainer trainer(options, dataset_, device_, fault_);
+  const int64_t seeds = config_.precision.fidelity_seeds;
+  for (auto mode : runnable_modes()) {
+    TrialRecord record;
+    record.mode = mode;
+    record.trial = index + 1;
+    spdlog::info("{} fidelity seed {}/{} (seed {}): training {} for {} epoch(s)", amp::to_string(mode),
+                 index + 1, seeds, options.seed, config_.model.type, config_.train.epochs);
+    publish_trial(progress, mode, index + 1, seeds);
+    train_into(record, initial, trainer, progress);
+    result.fidelity_trials.push_back(std::move(record));
+    if (StopRequest::requested())
+      result.stopped_by = StopRequest::signal_number() == SIGTERM ? "SIGTERM" : "SIGINT";
+    if (on_trial_done) on_trial_done(result);
+    if (result.stopped_by) return;
+  }
+}
+
+void Experiment::train_into(TrialRecord& record, const ModelState& initial, const Trainer& trainer,
+                            Progress* progress) {
+  const auto mode = record.mode;
+  record.seed = trainer.options().seed;
   {
     amp::MathSettingsScope math(amp::settings_for(mode, device_.type(), config_.train.cudnn_benchmark));
     const auto in_force = amp::current_math_settings();
@@ -173,9 +205,9 @@ TrialRecord Experiment::run_trial(amp::PrecisionMode mode, int64_t round, Progre
     // back in the allocator.
     try {
       probe_->begin();
-      auto model = fresh_model();
+      auto model = fresh_model(initial);
       record.initial_weights_checksum = checksum(state_tensors(*model));
-      trainer_.run(mode, *model, record, probe_.get(), progress);
+      trainer.run(mode, *model, record, probe_.get(), progress);
     } catch (const c10::Error& e) {
       mark_lost(record, e, config_.train.batch_size);
     }
@@ -183,7 +215,6 @@ TrialRecord Experiment::run_trial(amp::PrecisionMode mode, int64_t round, Progre
   record.memory = probe_->read();
   if (!record.master_weights_fp32)
     spdlog::warn("{}: parameters are no longer fp32 after training", amp::to_string(mode));
-  return record;
 }
 
 ExperimentResult Experiment::run(const TrialDone& on_trial_done, Progress* progress) {
@@ -206,6 +237,10 @@ ExperimentResult Experiment::run(const TrialDone& on_trial_done, Progress* progr
       if (on_trial_done) on_trial_done(result);
       if (result.stopped_by) return result;
     }
+  }
+  for (int64_t index = 1; index < config_.precision.fidelity_seeds; ++index) {
+    run_fidelity_seed(index, result, on_trial_done, progress);
+    if (result.stopped_by) return result;
   }
   result.complete = true;
   return result;

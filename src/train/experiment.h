@@ -36,9 +36,11 @@ class Experiment {
   Experiment(config::ExperimentConfig config, const torch::Device& device,
              std::optional<FaultInjection> fault = std::nullopt);
   // Runs `repeats` rounds of the configured modes, interleaved (fp32, tf32, fp16, bf16, fp32, ...) so that
-  // machine drift spreads over all modes; every trial starts from the same initial state. After each
-  // trial that ran, on_trial_done sees the result so far (so the caller can write it and a crash later
-  // loses nothing).
+  // machine drift spreads over all modes; every trial starts from the same initial state. Then, with
+  // precision.fidelity_seeds K > 1, trains every runnable mode once from each of the seeds seed + 1 to
+  // seed + K - 1 (new initial weights and batch order, the same for every mode) for the fidelity verdict.
+  // After each trial that ran, on_trial_done sees the result so far (so the caller can write it and a
+  // crash later loses nothing).
   ExperimentResult run(const TrialDone& on_trial_done = {}, Progress* progress = nullptr);
   // Optimizer-and-loss steps in one trial: its epochs times the batches in an epoch.
   int64_t steps_per_trial() const;
@@ -55,7 +57,13 @@ class Experiment {
   // The analytical FLOPs of a training sample and the device's peak per mode, for TFLOP/s and MFU.
   void describe_work(ExperimentResult& result) const;
   TrialRecord run_trial(amp::PrecisionMode mode, int64_t round, Progress* progress);
-  std::shared_ptr<models::Network> fresh_model() const;
+  // One fidelity seed: every runnable mode trained from the seed's initial weights and batch order.
+  void run_fidelity_seed(int64_t index, ExperimentResult& result, const TrialDone& on_trial_done,
+                         Progress* progress);
+  // Trains one mode from `initial` into the record, which has its mode and trial set; any error is marked
+  // on the record.
+  void train_into(TrialRecord& record, const ModelState& initial, const Trainer& trainer, Progress* progress);
+  std::shared_ptr<models::Network> fresh_model(const ModelState& initial) const;
 
   torch::Device device_;
   std::optional<FaultInjection> fault_;

@@ -15,6 +15,9 @@ namespace ampbench::train {
 // and the work before they ran.
 struct ExperimentResult {
   std::vector<TrialRecord> trials;  // in the order they ran (modes interleaved); skipped modes once
+  // precision.fidelity_seeds > 1: each runnable mode trained from the run's seed + 1, + 2, ... (for the
+  // fidelity verdict; the run's own seed is the timed trials'), by seed, then mode.
+  std::vector<TrialRecord> fidelity_trials;
   std::map<amp::PrecisionMode, amp::ModeCaveat> mode_caveats;  // runs, but the reader should know (per mode)
   std::map<amp::PrecisionMode, double> grad_cosine_vs_fp32;    // modes whose first gradient was finite
   std::optional<double> train_flops_per_sample;      // analytical: 3 x 2 x the forward pass's multiply-adds

@@ -48,7 +48,8 @@ std::string_view to_string(TrialStatus status);
 // One training run of one mode: the unit that `repeats` multiplies.
 struct TrialRecord {
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
-  int64_t trial = 1;  // 1-based, per mode
+  int64_t trial = 1;  // 1-based, per mode; a fidelity trial: its seed's index (1 is the run's seed)
+  uint64_t seed = 0;  // of the initial weights and the batch order
   TrialStatus status = TrialStatus::ok;
   std::optional<int64_t> stopped_at_step;  // diverged: the first step whose loss was not finite
   std::optional<std::string> detail;       // why a trial that is not ok stopped, or did not start
