@@ -478,24 +478,44 @@ TEST_F(Cli, CompareFlagsARegressionAndRefusesDifferentExperiments) {
   auto path = write_config(config).string();
   ASSERT_EQ(
       run("--config " + path + " -q --epochs 1 --export-json " + (dir_ / "base.json").string()).exit_code, 0);
-  // A "new" report whose fp32 throughput halved and whose memory doubled.
+  // A "new" report whose fp32 throughput halved (its one trial's epochs took twice as long) and whose
+  // memory doubled.
   auto worse = nlohmann::json::parse(read_file(dir_ / "base.json"));
   worse["summary"][0]["samples_per_second"]["median"] =
       worse["summary"][0]["samples_per_second"]["median"].get<double>() / 2;
+  for (auto& epoch : worse["trials"][0]["epochs"]) epoch["seconds"] = epoch["seconds"].get<double>() * 2;
   worse["summary"][0]["peak_bytes"] = worse["summary"][0]["peak_bytes"].get<int64_t>() * 2;
   write_config(worse, "worse.json");
   auto base = (dir_ / "base.json").string(), next = (dir_ / "worse.json").string();
 
   EXPECT_EQ(run("compare " + base + " " + base + " --max-slowdown 0.1").exit_code, 0);
+  // Memory is compared exactly; one trial a side cannot tell a slowdown from noise, and says so.
   auto regressed = run("compare " + base + " " + next + " --max-slowdown 0.1 --max-memory-increase 0.5");
   EXPECT_EQ(regressed.exit_code, 3);
-  EXPECT_NE(regressed.out.find("regression: fp32: 50.0% slower, limit 10.0%"), std::string::npos)
+  EXPECT_NE(
+      regressed.out.find("undecided: fp32: 50.0% slower, limit 10.0%: with one of the trials on a side, "
+                         "noise cannot be told from change"),
+      std::string::npos)
       << regressed.out;
-  EXPECT_NE(regressed.out.find("regression: fp32: peak memory 100.0% higher"), std::string::npos)
+  EXPECT_NE(regressed.out.find("regression: fp32: peak memory 100.0% higher, limit 50.0%"), std::string::npos)
       << regressed.out;
-  EXPECT_EQ(run("compare " + base + " " + next).exit_code, 0);  // no limits, no verdict
+  // Without limits, the defaults judge: never "ok" for a halved throughput.
+  auto by_default = run("compare " + base + " " + next);
+  EXPECT_EQ(by_default.exit_code, 3);
+  EXPECT_NE(by_default.out.find("regression: fp32: peak memory 100.0% higher, limit 7.0% (default)"),
+            std::string::npos)
+      << by_default.out;
+  EXPECT_NE(by_default.out.find("UNJUDGED"), std::string::npos) << by_default.out;
+  auto slower_only = worse;
+  slower_only["summary"][0]["peak_bytes"] =
+      nlohmann::json::parse(read_file(base))["summary"][0]["peak_bytes"];
+  write_config(slower_only, "slower.json");
+  auto unjudged = run("compare " + base + " " + (dir_ / "slower.json").string());
+  EXPECT_EQ(unjudged.exit_code, 5) << unjudged.out;  // no regression found, but nothing judged either
+  EXPECT_NE(unjudged.out.find("undecided: fp32: 50.0% slower, limit 7.0% (default)"), std::string::npos)
+      << unjudged.out;
 
-  auto other = worse;
+  auto other = nlohmann::json::parse(read_file(base));
   other["environment"]["config_hash"] = "0000000000000000";
   write_config(other, "other.json");
   auto refused = run("compare " + base + " " + (dir_ / "other.json").string());
@@ -649,6 +669,66 @@ TEST_F(Cli, ATrialLostToAnErrorIsMarkedTheOthersRunAndTheRunExitsOne) {
 
 // With repeats, one failed trial of a mode leaves the other's figures: the mode keeps its place in the
 // tables, and compare calls the failed trial a regression.
+// Planted figures in a real report: every epoch of trial i takes seconds[i], and the final val loss at
+// each seed (the timed trials and the fidelity trials in order) is raised by raise[k].
+nlohmann::json planted(nlohmann::json report, const std::vector<double>& seconds,
+                       const std::vector<double>& raise = {}) {
+  for (size_t i = 0; i < report["trials"].size(); ++i)
+    for (auto& epoch : report["trials"][i]["epochs"]) epoch["seconds"] = seconds.at(i);
+  if (raise.empty()) return report;
+  for (auto& trial : report["trials"])
+    trial["epochs"].back()["val_loss"] = trial["epochs"].back()["val_loss"].get<double>() + raise[0];
+  for (size_t k = 0; k < report["fidelity_trials"].size(); ++k) {
+    auto& last = report["fidelity_trials"][k]["epochs"].back();
+    last["val_loss"] = last["val_loss"].get<double>() + raise.at(k + 1);
+  }
+  return report;
+}
+
+TEST_F(Cli, CompareJudgesSpeedAndValLossOnTheSpreadOfTrialsAndSeeds) {
+  auto config = tiny_config();
+  config["precision"] = {{"modes", {"fp32"}}};
+  ASSERT_EQ(run("--config " + write_config(config).string() +
+                " -q --epochs 2 --repeats 5 --fidelity-seeds 3 --export-json " + (dir_ / "run.json").string())
+                .exit_code,
+            0);
+  const auto report = nlohmann::json::parse(read_file(dir_ / "run.json"));
+  ASSERT_EQ(report["fidelity_trials"].size(), 2u);
+  const auto base = write_config(planted(report, {1.0, 1.01, 0.99, 1.02, 0.98}), "base.json").string();
+  auto compare_with = [&](const nlohmann::json& next) {
+    return run("compare " + base + " " + write_config(next, "new.json").string());
+  };
+  // 20 % slower in every trial, with the same small spread: beyond the noise.
+  auto slower = compare_with(planted(report, {1.25, 1.2625, 1.2375, 1.275, 1.225}));
+  EXPECT_EQ(slower.exit_code, 3) << slower.out;
+  EXPECT_NE(slower.out.find("regression: fp32: 20.0% slower, limit 7.0% (default) (95% CI +"),
+            std::string::npos)
+      << slower.out;
+  // 8 % slower at the medians, but the trials spread by 15 % either way: within the noise, and said so.
+  auto noisy = compare_with(planted(report, {1.087, 1.25, 0.924, 1.196, 0.978}));
+  EXPECT_EQ(noisy.exit_code, 0) << noisy.out;
+  EXPECT_NE(noisy.out.find("undecided: fp32: 8.0% slower, limit 7.0% (default)"), std::string::npos)
+      << noisy.out;
+  EXPECT_NE(noisy.out.find("within the noise, so not judged a regression"), std::string::npos) << noisy.out;
+  // 5 % slower: inside the limit.
+  auto within = compare_with(planted(report, {1.05, 1.0605, 1.0395, 1.071, 1.029}));
+  EXPECT_EQ(within.exit_code, 0) << within.out;
+  EXPECT_EQ(within.out.find("regression:"), std::string::npos) << within.out;
+  EXPECT_EQ(within.out.find("undecided:"), std::string::npos) << within.out;
+  // The val loss, paired by seed: up by 0.2 at every seed is a regression past the default limit (BASE's
+  // fidelity tolerance, 0.05); up by 0.06 on average but 0.0 to 0.12 across seeds is within the noise.
+  const std::vector<double> same{1.0, 1.01, 0.99, 1.02, 0.98};
+  auto worse_loss = compare_with(planted(report, same, {0.2, 0.2, 0.2}));
+  EXPECT_EQ(worse_loss.exit_code, 3) << worse_loss.out;
+  EXPECT_NE(worse_loss.out.find("regression: fp32: val loss up by 0.2000, limit 0.0500 (default)"),
+            std::string::npos)
+      << worse_loss.out;
+  auto noisy_loss = compare_with(planted(report, same, {0.06, 0.0, 0.12}));
+  EXPECT_EQ(noisy_loss.exit_code, 0) << noisy_loss.out;
+  EXPECT_NE(noisy_loss.out.find("undecided: fp32: val loss up by 0.0600"), std::string::npos)
+      << noisy_loss.out;
+}
+
 TEST_F(Cli, AModeWithOneOfItsTrialsFailedKeepsItsPlaceAndCompareFlagsIt) {
   auto config = write_config(tiny_config()).string();
   const std::string args = " -q --modes fp16,fp32 --epochs 1 --repeats 2 --export-json ";

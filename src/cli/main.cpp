@@ -2,7 +2,8 @@
 // (api::run_benchmark), prints, and maps the outcome to an exit code; the only code that prints for the
 // user. The codes (util/exit_codes.h): 0 success, 1 runtime failure (a trial lost to an error included),
 // 2 usage or config error (nothing written), 3 a gate or a compare limit failed (or compare's NEW lacks a
-// mode or is partial), 4 no trial finished in any mode, 130 stopped by SIGINT/SIGTERM (partial report
+// mode or is partial), 4 no trial finished in any mode, 5 compare found a change past a limit that one
+// trial or seed cannot tell from noise (and no regression), 130 stopped by SIGINT/SIGTERM (partial report
 // written). When several apply, the first of: a report not written (1), a stop (130), a failed trial (1),
 // nothing measured (4), a failed gate (3).
 
@@ -181,7 +182,8 @@ int run_compare(const cli::CompareOptions& options) {
     if (!options.markdown_path.empty()) report::write_file_atomically(options.markdown_path, markdown);
     std::cout << report::comparison_to_console(comparison);
   }
-  return comparison.regressed() ? util::kExitGateFailed : 0;
+  if (comparison.regressed()) return util::kExitGateFailed;
+  return comparison.unjudged() ? util::kExitUndecided : 0;
 }
 
 }  // namespace
