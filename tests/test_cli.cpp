@@ -162,6 +162,11 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
   EXPECT_EQ(line_count(csv), 1u + 3 * 2 + 1);  // the skipped mode: one row, no epoch
   EXPECT_NE(csv.find("\nfp32,1,1,ok,"), std::string::npos);
   EXPECT_NE(csv.find("\ntf32,1,,skipped,"), std::string::npos);
+  // summary.csv: a row per summarised mode (the skipped one has none), each verdict beside its figures.
+  auto summary = read_file(folders[0] / "summary.csv");
+  EXPECT_EQ(summary.substr(0, summary.find(',')), "mode");
+  EXPECT_EQ(line_count(summary), 1u + 3);
+  EXPECT_NE(summary.find("\nbf16,1,"), std::string::npos) << summary;
 
   // The Markdown summary sits beside them; the console summary names every mode, the skipped one too.
   auto markdown = read_file(folders[0] / "report.md");

@@ -81,12 +81,21 @@ TEST(Renderers, ConsoleInColour) { expect_snapshot("console-colour.txt", to_cons
 TEST(Renderers, Markdown) { expect_snapshot("report.md", to_markdown(fixed_report())); }
 TEST(Renderers, Csv) { expect_snapshot("report.csv", to_csv(fixed_report())); }
 TEST(Renderers, Json) { expect_snapshot("report.json", to_json(fixed_report()).dump(2) + "\n"); }
+TEST(Renderers, SummaryCsv) { expect_snapshot("summary.csv", to_summary_csv(fixed_report())); }
+TEST(Renderers, FidelityOverSeedsInEveryFormat) {
+  const auto r = fixed_report_with_fidelity_seeds();
+  expect_snapshot("fidelity-seeds-console.txt", to_console(r));
+  expect_snapshot("fidelity-seeds-report.md", to_markdown(r));
+  expect_snapshot("fidelity-seeds-summary.csv", to_summary_csv(r));
+  expect_snapshot("fidelity-seeds-report.csv", to_csv(r));
+}
 
 TEST(Renderers, JsonFollowsTheSchemaDocument) {
   std::ifstream in(std::filesystem::path(AMPBENCH_SOURCE_DIR) / "docs" / "report.schema.json");
   ASSERT_TRUE(in);
   auto schema = nlohmann::json::parse(in);
   expect_matches_schema(to_json(fixed_report()), schema, "");
+  expect_matches_schema(to_json(fixed_report_with_fidelity_seeds()), schema, "");
   EXPECT_EQ(schema["properties"]["schema_version"]["const"], kSchemaVersion);
 }
 

@@ -99,6 +99,31 @@ std::optional<nlohmann::json> peak_tflops_json(const std::string& text) {
   return per_mode;
 }
 
+namespace {
+
+// How much training a run does, and from which seed with how many threads.
+void add_training_options(CLI::App& app, CliOptions& options) {
+  app.add_option("--epochs", options.epochs, "epochs per mode (default: the config's)")
+      ->check(integer_in(1, 1'000'000));
+  app.add_option("--repeats", options.repeats,
+                 "trials per mode, interleaved across modes (default: the config's, else 1)")
+      ->check(integer_in(1, 1000));
+  app.add_option("--fidelity-seeds", options.fidelity_seeds,
+                 "seeds each mode is trained from for the fidelity verdict (default: the config's "
+                 "precision.fidelity_seeds, else 1)")
+      ->check(integer_in(1, 1000));
+  app.add_option("--seed", options.seed,
+                 "seed for initial weights and data order (default: the config's, else 0)")
+      ->check(integer_in(0, std::numeric_limits<int64_t>::max()));
+  app.add_option(
+         "--threads", options.threads,
+         "LibTorch's intra-op threads for the run (default: the config's train.threads, else LibTorch's "
+         "own choice)")
+      ->check(integer_in(1, 4096));
+}
+
+}  // namespace
+
 void add_options(CLI::App& app, CliOptions& options) {
   app.description(
       "ampbench: trains one model in each precision mode (fp32, tf32, fp16 + GradScaler, bf16) from the\n"
@@ -118,15 +143,7 @@ void add_options(CLI::App& app, CliOptions& options) {
                        : "unknown mode \"" + mode + "\"; expected one of " + amp::precision_mode_names();
           },
           "MODE", "precision mode"));
-  app.add_option("--epochs", options.epochs, "epochs per mode (default: the config's)")
-      ->check(integer_in(1, 1'000'000));
-  app.add_option("--repeats", options.repeats,
-                 "trials per mode, interleaved across modes (default: the config's, else 1)")
-      ->check(integer_in(1, 1000));
-  app.add_option("--fidelity-seeds", options.fidelity_seeds,
-                 "seeds each mode is trained from for the fidelity verdict (default: the config's "
-                 "precision.fidelity_seeds, else 1)")
-      ->check(integer_in(1, 1000));
+  add_training_options(app, options);
   app.add_option("--device", options.device, "auto|cpu|cuda|cuda:N (default: the config's, else auto)")
       ->check(CLI::Validator(
           [](std::string& spec) {
@@ -134,14 +151,6 @@ void add_options(CLI::App& app, CliOptions& options) {
           },
           "DEVICE", "device"));
   app.add_option("--out", options.out_dir, "folder for run folders (default: the config's, else results)");
-  app.add_option("--seed", options.seed,
-                 "seed for initial weights and data order (default: the config's, else 0)")
-      ->check(integer_in(0, std::numeric_limits<int64_t>::max()));
-  app.add_option(
-         "--threads", options.threads,
-         "LibTorch's intra-op threads for the run (default: the config's train.threads, else LibTorch's "
-         "own choice)")
-      ->check(integer_in(1, 4096));
   app.add_option("--peak-tflops", options.peak_tflops,
                  "dense peak TFLOP/s for MFU: X for every mode, or MODE=X,... (default: the config's, else "
                  "the built-in table of GPUs)")
@@ -167,23 +176,25 @@ void add_options(CLI::App& app, CliOptions& options) {
 CLI::App* add_compare_command(CLI::App& app, CompareOptions& options) {
   auto* compare = app.add_subcommand(
       "compare",
-      "compare two report.json files mode by mode; exit 3 when NEW regressed past a limit, lacks a "
-      "mode's figures, or is partial");
+      "compare two report.json files mode by mode; exit 3 when NEW regressed past a limit beyond the "
+      "noise, lacks a mode's figures, or is partial; exit 5 when a change past a limit had one trial on a "
+      "side to judge it by");
   compare->add_option("BASE", options.base_path, "baseline report.json")
       ->required()
       ->check(CLI::ExistingFile);
   compare->add_option("NEW", options.new_path, "new report.json")->required()->check(CLI::ExistingFile);
   compare
       ->add_option("--max-slowdown", options.max_slowdown,
-                   "largest allowed drop in samples/s, as a fraction (0.05 = 5%)")
+                   "largest allowed drop in samples/s, as a fraction (0.05 = 5%; default 0.07)")
       ->check(CLI::Range(0.0, 1.0));
   compare
       ->add_option("--max-memory-increase", options.max_memory_increase,
-                   "largest allowed rise in peak memory, as a fraction")
+                   "largest allowed rise in peak memory, as a fraction (default 0.07)")
       ->check(CLI::NonNegativeNumber);
   compare
       ->add_option("--max-val-loss-increase", options.max_val_loss_increase,
-                   "largest allowed rise in final validation loss (absolute)")
+                   "largest allowed rise in final validation loss (absolute; default: BASE's "
+                   "precision.fidelity_tolerance)")
       ->check(CLI::NonNegativeNumber);
   compare
       ->add_option("--markdown", options.markdown_path,

@@ -71,4 +71,35 @@ std::string to_csv(const RunReport& report) {
   return out.str();
 }
 
+namespace {
+
+template <typename T>
+std::string interval_cells(const std::optional<T>& interval) {
+  return interval ? number(interval->low) + ',' + number(interval->high) : std::string(",");
+}
+
+std::string verdict_cell(const std::optional<FidelityVerdict>& verdict) {
+  return verdict ? std::string(to_string(*verdict)) : std::string();
+}
+
+}  // namespace
+
+std::string to_summary_csv(const RunReport& report) {
+  std::ostringstream out;
+  out << kSummaryCsvColumns << "\n";
+  for (const auto& s : report.summary) {
+    const auto& f = s.fidelity;
+    out << amp::to_string(s.mode) << ',' << s.trials << ',' << optional_cell(s.samples_per_second.median)
+        << ',' << optional_cell(s.speedup_vs_fp32) << ',' << interval_cells(s.speedup_interval) << ','
+        << s.peak_bytes << ',' << optional_cell(s.memory_ratio_vs_fp32) << ','
+        << optional_cell(s.activation_ratio_vs_fp32) << ',' << f.seeds << ','
+        << optional_cell(f.val_loss.mean) << ',' << optional_cell(f.val_loss.stddev) << ','
+        << optional_cell(f.val_accuracy_mean) << ',' << optional_cell(s.fidelity_noise_floor) << ','
+        << f.paired_seeds << ',' << optional_cell(f.delta_mean) << ',' << interval_cells(f.delta_interval)
+        << ',' << number(report.context.fidelity_tolerance) << ',' << verdict_cell(f.verdict) << ','
+        << optional_cell(f.seeds_needed) << "\n";
+  }
+  return out.str();
+}
+
 }  // namespace ampbench::report

@@ -45,6 +45,7 @@ std::optional<std::string> ReportWriter::write(const RunReport& report) const {
   attempt([&] {
     write_file_atomically(folder_ / "report.json", render(ExportFormat::json, report));
     write_file_atomically(folder_ / "report.csv", render(ExportFormat::csv, report));
+    write_file_atomically(folder_ / "summary.csv", to_summary_csv(report));
     write_file_atomically(folder_ / "report.md", render(ExportFormat::markdown, report));
   });
   attempt([&] {
