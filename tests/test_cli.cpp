@@ -477,7 +477,7 @@ TEST_F(Cli, CompareFailsWhenNewLacksAModeOrIsPartial) {
   EXPECT_FALSE(fs::exists(dir_.string() + ".tmp"));
 }
 
-TEST_F(Cli, CompareFlagsARegressionAndRefusesDifferentExperiments) {
+TEST_F(Cli, CompareFlagsARegressionAndSaysWhatOneTrialCannotTell) {
   auto config = tiny_config();
   config["precision"] = {{"modes", {"fp32"}}};
   auto path = write_config(config).string();
@@ -519,7 +519,15 @@ TEST_F(Cli, CompareFlagsARegressionAndRefusesDifferentExperiments) {
   EXPECT_EQ(unjudged.exit_code, 5) << unjudged.out;  // no regression found, but nothing judged either
   EXPECT_NE(unjudged.out.find("undecided: fp32: 50.0% slower, limit 7.0% (default)"), std::string::npos)
       << unjudged.out;
+}
 
+TEST_F(Cli, CompareRefusesDifferentExperimentsAndReadsOlderSchemas) {
+  auto config = tiny_config();
+  config["precision"] = {{"modes", {"fp32"}}};
+  auto path = write_config(config).string();
+  ASSERT_EQ(
+      run("--config " + path + " -q --epochs 1 --export-json " + (dir_ / "base.json").string()).exit_code, 0);
+  const auto base = (dir_ / "base.json").string();
   auto other = nlohmann::json::parse(read_file(base));
   other["environment"]["config_hash"] = "0000000000000000";
   write_config(other, "other.json");
