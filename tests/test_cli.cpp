@@ -768,6 +768,25 @@ TEST_F(Cli, AModeWithOneOfItsTrialsFailedKeepsItsPlaceAndCompareFlagsIt) {
       << compared.out;
 }
 
+// A fidelity trial lost to an error fails the run as a timed one does, and its seed drops out of the
+// pairing; a fault may name a fidelity seed's index past the repeats.
+TEST_F(Cli, AFailedFidelityTrialFailsTheRunAndLeavesItsSeedOut) {
+  auto result = run("--config " + write_config(tiny_config()).string() +
+                    " -q --modes fp32,bf16 --epochs 1 --fidelity-seeds 3 --inject-fault error:bf16:2:2");
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.err.find("error: bf16 fidelity seed 2 failed: injected error at step 2"),
+            std::string::npos)
+      << result.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  ASSERT_EQ(report["fidelity_trials"].size(), 4u);
+  EXPECT_EQ(report["fidelity_trials"][1]["status"], "failed");  // bf16, seed index 2
+  EXPECT_EQ(report["fidelity_trials"][3]["status"], "ok");      // bf16, seed index 3
+  EXPECT_EQ(report["summary"][1]["fidelity_detail"]["paired_seeds"], 2);
+  EXPECT_EQ(report["summary"][0]["fidelity_detail"]["seeds"], 3);
+  EXPECT_NE(result.out.find("warning: bf16 fidelity seed 2: failed: injected error"), std::string::npos)
+      << result.out;
+}
+
 TEST_F(Cli, ASignalStopsAtAStepBoundaryAndKeepsEveryFinishedEpoch) {
   for (const std::string signal : {"sigint", "sigterm"}) {
     fs::remove_all(dir_ / "out");

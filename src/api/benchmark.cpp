@@ -1,5 +1,7 @@
 #include "api/benchmark.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "config/resolve.h"
@@ -73,7 +75,9 @@ Outcome run_benchmark(const Request& request) {
       spdlog::warn("this build has CUDA {}, but no CUDA GPU is visible: device auto runs on the CPU", *cuda);
   }
   train::Experiment experiment(outcome.config, device, request.fault);  // reads the data
-  check_fault(request.fault, experiment, outcome.config.repeats);
+  // A fidelity trial's number is its seed's index: a fault's TRIAL may name one up to fidelity_seeds.
+  check_fault(request.fault, experiment,
+              std::max(outcome.config.repeats, outcome.config.precision.fidelity_seeds));
   report::ReportWriter writer(request.exports);
   check_outputs(writer, outcome.config, request.dry_run);
   if (request.dry_run) return outcome;

@@ -69,12 +69,16 @@ int finish(const api::Outcome& outcome) {
   // A trial lost to an error is a failure of the run, not a finding about its mode (as oom and
   // diverged are): the other modes' figures are in the reports, and the exit code says it.
   bool failed = false;
-  for (const auto& trial : outcome.report.measured.trials) {
-    if (trial.status != train::TrialStatus::failed) continue;
-    std::cerr << "error: " << amp::to_string(trial.mode) << " trial " << trial.trial
-              << " failed: " << trial.detail.value_or("") << "\n";
-    failed = true;
-  }
+  auto say_failed = [&failed](const std::vector<train::TrialRecord>& trials, const char* what) {
+    for (const auto& trial : trials) {
+      if (trial.status != train::TrialStatus::failed) continue;
+      std::cerr << "error: " << amp::to_string(trial.mode) << " " << what << " " << trial.trial
+                << " failed: " << trial.detail.value_or("") << "\n";
+      failed = true;
+    }
+  };
+  say_failed(outcome.report.measured.trials, "trial");
+  say_failed(outcome.report.measured.fidelity_trials, "fidelity seed");
   if (outcome.write_failure) {
     std::cerr << "error: " << *outcome.write_failure << "\n";
     return util::kExitRuntimeFailure;

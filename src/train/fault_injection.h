@@ -23,7 +23,8 @@ struct FaultInjection {
 // raised), "error:fp16:2" (any other error, as a failing kernel raises it), "sigint:fp32:2" /
 // "sigterm:fp32:2" (the signal is raised), "sigstop:fp32:2" (the process stops itself there until it is
 // sent SIGCONT: a known point for a test to act on a run); "KIND:MODE:STEP:TRIAL" plants it in that
-// trial only (with repeats), e.g. "error:fp32:2:1". nullopt when malformed.
+// trial only (with repeats), and in the fidelity trial of that seed index (with fidelity seeds), e.g.
+// "error:fp32:2:1". nullopt when malformed.
 std::optional<FaultInjection> parse_fault_injection(std::string_view spec);
 
 // Why the fault would never fire in a run of these modes (the ones that run, not those skipped) with this
