@@ -31,7 +31,8 @@ void ProgressLine::loop() {
             steps = progress_.steps.load(std::memory_order_relaxed);
     if (steps == 0 || epoch == 0) continue;
     // A new trial restarts the ETA's clock.
-    int64_t key = trial * 16 + static_cast<int64_t>(mode);
+    const bool fidelity = progress_.fidelity.load(std::memory_order_relaxed);
+    int64_t key = (trial * 16 + static_cast<int64_t>(mode)) * 2 + (fidelity ? 1 : 0);
     if (key != trial_key) trial_key = key, trial_start = clock::now();
     int64_t done = (epoch - 1) * steps + step, total = epochs * steps;
     double elapsed = std::chrono::duration<double>(clock::now() - trial_start).count();
@@ -44,11 +45,11 @@ void ProgressLine::loop() {
     char loss[32] = "";
     double last = progress_.last_train_loss.load(std::memory_order_relaxed);
     if (last >= 0) std::snprintf(loss, sizeof loss, " loss %.4f", last);
-    std::fprintf(stderr, "\r\033[K%s trial %lld/%lld epoch %lld/%lld step %lld/%lld ETA %s%s",
-                 std::string(amp::to_string(mode)).c_str(), static_cast<long long>(trial),
-                 static_cast<long long>(progress_.trials.load()), static_cast<long long>(epoch),
-                 static_cast<long long>(epochs), static_cast<long long>(step), static_cast<long long>(steps),
-                 eta, loss);
+    std::fprintf(stderr, "\r\033[K%s %s %lld/%lld epoch %lld/%lld step %lld/%lld ETA %s%s",
+                 std::string(amp::to_string(mode)).c_str(), fidelity ? "fidelity seed" : "trial",
+                 static_cast<long long>(trial), static_cast<long long>(progress_.trials.load()),
+                 static_cast<long long>(epoch), static_cast<long long>(epochs), static_cast<long long>(step),
+                 static_cast<long long>(steps), eta, loss);
     std::fflush(stderr);
   }
 }

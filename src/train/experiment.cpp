@@ -57,8 +57,10 @@ TrialRecord skipped_trial(amp::PrecisionMode mode, const std::string& reason) {
   return record;
 }
 
-void publish_trial(Progress* progress, amp::PrecisionMode mode, int64_t round, int64_t repeats) {
+void publish_trial(Progress* progress, amp::PrecisionMode mode, int64_t round, int64_t repeats,
+                   bool fidelity = false) {
   if (!progress) return;
+  progress->fidelity.store(fidelity);
   progress->mode.store(static_cast<int>(mode));
   progress->trial.store(round);
   progress->trials.store(repeats);
@@ -179,7 +181,7 @@ void Experiment::run_fidelity_seed(int64_t index, ExperimentResult& result, cons
     record.trial = index + 1;
     spdlog::info("{} fidelity seed {}/{} (seed {}): training {} for {} epoch(s)", amp::to_string(mode),
                  index + 1, seeds, options.seed, config_.model.type, config_.train.epochs);
-    publish_trial(progress, mode, index + 1, seeds);
+    publish_trial(progress, mode, index + 1, seeds, true);
     train_into(record, initial, trainer, progress);
     result.fidelity_trials.push_back(std::move(record));
     if (StopRequest::requested())
