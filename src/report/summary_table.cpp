@@ -109,7 +109,7 @@ std::string fidelity_footnote(const RunReport& report) {
   if (first.fidelity_noise_floor)
     text += format("; noise floor (fp32's seed-to-seed stddev) %.4f", *first.fidelity_noise_floor);
   else
-    text += "; one seed: |delta| <= " + tolerance + ", no noise floor";
+    text += "; no noise floor (fewer than two fp32 seeds): one seed passes at |delta| <= " + tolerance;
   return text;
 }
 
