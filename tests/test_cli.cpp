@@ -63,6 +63,17 @@ class Cli : public ampbench::testing::TempDirTest {
     return config;
   }
 
+  // An fp32-only run of the tiny config, one epoch, exported to base.json; returns the config's path.
+  std::string write_fp32_base_report() {
+    auto config = tiny_config();
+    config["precision"] = {{"modes", {"fp32"}}};
+    auto path = write_config(config).string();
+    EXPECT_EQ(
+        run("--config " + path + " -q --epochs 1 --export-json " + (dir_ / "base.json").string()).exit_code,
+        0);
+    return path;
+  }
+
   std::vector<fs::path> run_folders() {
     std::vector<fs::path> out;
     if (!fs::exists(dir_ / "out")) return out;
@@ -478,11 +489,7 @@ TEST_F(Cli, CompareFailsWhenNewLacksAModeOrIsPartial) {
 }
 
 TEST_F(Cli, CompareFlagsARegressionAndSaysWhatOneTrialCannotTell) {
-  auto config = tiny_config();
-  config["precision"] = {{"modes", {"fp32"}}};
-  auto path = write_config(config).string();
-  ASSERT_EQ(
-      run("--config " + path + " -q --epochs 1 --export-json " + (dir_ / "base.json").string()).exit_code, 0);
+  write_fp32_base_report();
   // A "new" report whose fp32 throughput halved (its one trial's epochs took twice as long) and whose
   // memory doubled.
   auto worse = nlohmann::json::parse(read_file(dir_ / "base.json"));
@@ -522,11 +529,7 @@ TEST_F(Cli, CompareFlagsARegressionAndSaysWhatOneTrialCannotTell) {
 }
 
 TEST_F(Cli, CompareRefusesDifferentExperimentsAndReadsOlderSchemas) {
-  auto config = tiny_config();
-  config["precision"] = {{"modes", {"fp32"}}};
-  auto path = write_config(config).string();
-  ASSERT_EQ(
-      run("--config " + path + " -q --epochs 1 --export-json " + (dir_ / "base.json").string()).exit_code, 0);
+  const auto path = write_fp32_base_report();
   const auto base = (dir_ / "base.json").string();
   auto other = nlohmann::json::parse(read_file(base));
   other["environment"]["config_hash"] = "0000000000000000";
