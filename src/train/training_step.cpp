@@ -34,12 +34,15 @@ torch::Tensor TrainingStep::loss(const torch::Tensor& order, int64_t step) {
   return classification_loss(model_.forward(inputs), labels);
 }
 
-bool TrainingStep::backward_and_step(const torch::Tensor& loss, int64_t step) {
+void TrainingStep::backward(const torch::Tensor& loss) {
   const int64_t accumulation = options_.train.accumulation_steps;
   // Without accumulation, dividing by 1 would cost a kernel forward and one backward for nothing.
   auto scaled = accumulation > 1 ? loss / static_cast<double>(accumulation) : loss;
   (scaler_ ? scaler_->scale(scaled) : scaled).backward();
-  const bool boundary = (step + 1) % accumulation == 0 || step + 1 == steps_;
+}
+
+bool TrainingStep::step_on_boundary(int64_t step) {
+  const bool boundary = (step + 1) % options_.train.accumulation_steps == 0 || step + 1 == steps_;
   if (boundary) optimizer_step();
   return boundary;
 }

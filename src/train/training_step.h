@@ -32,7 +32,13 @@ class TrainingStep {
   torch::Tensor loss(const torch::Tensor& order, int64_t step);
   // Backward of `loss`; on an accumulation boundary also the optimizer step. True when it stepped: the
   // gradients are then spent and the caller drops them with zero_grad().
-  bool backward_and_step(const torch::Tensor& loss, int64_t step);
+  bool backward_and_step(const torch::Tensor& loss, int64_t step) {
+    backward(loss);
+    return step_on_boundary(step);
+  }
+  // The two halves of backward_and_step, for the profiled pass, which marks them apart.
+  void backward(const torch::Tensor& loss);
+  bool step_on_boundary(int64_t step);
   void zero_grad() { optimizer_->zero_grad(); }
   // fp16's GradScaler; nullptr in the other modes.
   const amp::GradScaler* scaler() const { return scaler_ ? &*scaler_ : nullptr; }
