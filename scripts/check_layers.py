@@ -10,7 +10,7 @@ import pathlib
 import re
 import sys
 
-LAYERS = ["util", "measure", "optim", "amp", "data", "models", "config", "train", "report", "api", "cli"]
+LAYERS = ["util", "measure", "profile", "optim", "amp", "data", "models", "config", "train", "report", "api", "cli"]
 RANK = {name: rank for rank, name in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/[^"]+"', re.MULTILINE)
 

@@ -111,4 +111,54 @@ inline RunReport fixed_report_with_fidelity_seeds() {
   return analyse(r.context, r.measured);
 }
 
+// A profiled pass, planted: fp32 and bf16 with ops in three phases (bf16's matmuls twice as fast, casts
+// added), fp16's pass lost to an error.
+inline profile::ModeProfile planted_profile(double matmul_ms, double cast_ms, bool low_precision) {
+  using profile::OpClass;
+  using profile::Phase;
+  profile::ModeProfile p;
+  p.steps = 10;
+  p.warmup_steps = 3;
+  p.classes = {{Phase::forward, OpClass::matmul_conv, matmul_ms * 0.4e-3},
+               {Phase::forward, OpClass::cast, cast_ms * 1e-3},
+               {Phase::backward, OpClass::matmul_conv, matmul_ms * 0.6e-3},
+               {Phase::optimizer, OpClass::optimizer, 1e-3}};
+  for (const auto& c : p.classes) p.op_seconds += c.seconds;
+  p.overhead_seconds = 0.5e-3;
+  p.step_seconds = p.op_seconds + p.overhead_seconds;
+  const std::string dtype = low_precision ? "c10::BFloat16" : "float";
+  p.top_ops = {{"aten::mm",
+                Phase::backward,
+                OpClass::matmul_conv,
+                {dtype, dtype},
+                {{64, 32}, {32, 16}},
+                2,
+                matmul_ms * 0.6e-3,
+                131072},
+               {"aten::addmm",
+                Phase::forward,
+                OpClass::matmul_conv,
+                {dtype, dtype, dtype},
+                {{16}, {64, 32}, {32, 16}},
+                1,
+                matmul_ms * 0.4e-3,
+                65536},
+               {"aten::_fused_adamw_", Phase::optimizer, OpClass::optimizer, {}, {}, 1, 1e-3, 0}};
+  p.precision.matmul_flops = 196608;
+  p.precision.low_precision_flops = low_precision ? 196608 : 0;
+  p.precision.low_precision_flop_share = low_precision ? 1.0 : 0.0;
+  p.precision.cast_seconds = cast_ms * 1e-3;
+  p.precision.cast_bytes = low_precision ? 1048576 : 0;
+  p.trace_file = low_precision ? "trace-bf16.json" : "trace-fp32.json";
+  return p;
+}
+
+inline RunReport fixed_report_with_profile() {
+  auto r = fixed_report();
+  r.measured.profiles = {{PrecisionMode::fp32, planted_profile(8, 0, false), std::nullopt, 0.25},
+                         {PrecisionMode::bf16, planted_profile(4, 0.5, true), std::nullopt, 0.125},
+                         {PrecisionMode::fp16, std::nullopt, "injected error at step 2", 0.0625}};
+  return analyse(r.context, r.measured);
+}
+
 }  // namespace ampbench::testing

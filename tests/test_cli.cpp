@@ -15,6 +15,7 @@
 #include "data_files.h"
 #include "measure/cpu_features.h"
 #include "measure/environment.h"
+#include "report/csv_report.h"
 #include "temp_dir_test.h"
 
 namespace fs = std::filesystem;
@@ -93,7 +94,7 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
   ASSERT_EQ(folders.size(), 1u);
 
   auto report = nlohmann::json::parse(read_file(folders[0] / "report.json"));
-  EXPECT_EQ(report["schema_version"], 5);
+  EXPECT_EQ(report["schema_version"], 6);
   EXPECT_EQ(report["complete"], true);
   EXPECT_EQ(report["config"]["name"], "tiny");
   EXPECT_EQ(report["environment"]["device"], "cpu");
@@ -225,6 +226,35 @@ TEST_F(Cli, ThreadsAreLibTorchsIntraOpThreadsForTheRunAndTheReportRecordsThem) {
   in_config["train"]["threads"] = 0;
   auto bad = run("--config " + write_config(in_config).string() + " --dry-run");
   EXPECT_EQ(bad.err, "config error: /train/threads: expected an integer in [1, 4096], got 0\n");
+}
+
+TEST_F(Cli, ProfileWritesWhereTheTimeWentAndATracePerMode) {
+  const auto config = write_config(tiny_config()).string();
+  // Without a value, --profile is 10 steps; without the flag, the resolved config has no profile.
+  EXPECT_EQ(nlohmann::json::parse(run("--config " + config + " --dry-run --profile").out)["profile"]["steps"],
+            10);
+  EXPECT_FALSE(nlohmann::json::parse(run("--config " + config + " --dry-run").out).contains("profile"));
+  auto zero = run("--config " + config + " --dry-run --profile 0");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_NE(zero.err.find("--profile"), std::string::npos) << zero.err;
+
+  auto result = run("--config " + config + " -q --modes fp32,bf16 --epochs 1 --profile 2");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("where the time went"), std::string::npos) << result.out;
+  const auto folder = run_folders().at(0);
+  auto report = nlohmann::json::parse(read_file(folder / "report.json"));
+  ASSERT_EQ(report["profiles"].size(), 2u);
+  for (const auto& p : report["profiles"]) {
+    EXPECT_EQ(p["status"], "ok");
+    EXPECT_EQ(p["steps"], 2);
+    const auto trace = nlohmann::json::parse(read_file(folder / p["trace_file"].get<std::string>()));
+    EXPECT_FALSE(trace["traceEvents"].empty());  // what Perfetto and chrome://tracing open
+  }
+  EXPECT_EQ(report["profiles"][0]["trace_file"], "trace-fp32.json");
+  const auto csv = read_file(folder / "profile.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), ampbench::report::kProfileCsvColumns);
+  EXPECT_NE(csv.find("bf16,step,"), std::string::npos);
+  EXPECT_NE(read_file(folder / "report.md").find("**Where the time went**"), std::string::npos);
 }
 
 // A flag replaces a config value; it does not excuse a bad one, which would come back without the flag.
@@ -365,7 +395,7 @@ TEST_F(Cli, ExportsGoWhereAskedAndDashIsStdout) {
       run("--config " + write_config(tiny_config()).string() + " -q --modes fp32 --epochs 1 --export-json " +
           json_path.string() + " --export-markdown -");
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 5);
+  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 6);
   // stdout carries the Markdown alone; the console summary moved to stderr.
   EXPECT_EQ(result.out.rfind("### ampbench: tiny", 0), 0u) << result.out;
   EXPECT_NE(result.err.find("reports: "), std::string::npos);
@@ -555,12 +585,12 @@ TEST_F(Cli, CompareRefusesDifferentExperimentsAndReadsOlderSchemas) {
   auto old_path = write_config(old_baseline, "old.json").string();
   EXPECT_EQ(run("compare " + old_path + " " + base).exit_code, 0);
   auto newer = old_baseline;
-  newer["schema_version"] = 6;
+  newer["schema_version"] = 7;
   auto too_new = run("compare " + base + " " + write_config(newer, "newer.json").string());
   EXPECT_EQ(too_new.exit_code, 2);
   EXPECT_EQ(too_new.err,
             "compare error: " + (dir_ / "newer.json").string() +
-                ": schema version 6 is newer than this ampbench reads (1 to 5): update ampbench to "
+                ": schema version 7 is newer than this ampbench reads (1 to 6): update ampbench to "
                 "compare it\n");
 }
 

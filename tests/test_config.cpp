@@ -153,6 +153,24 @@ TEST(Config, ErrorsNameTheJsonPathAndTheProblem) {
   EXPECT_EQ(error_for("/name", std::string(200, 'n')), "no error");
 }
 
+TEST(Config, TheProfiledPassIsOnWhenProfileIsThere) {
+  EXPECT_EQ(error_for("/profile/steps", 0), "/profile/steps: expected an integer in [1, 100000], got 0");
+  EXPECT_EQ(error_for("/profile/warmup_steps", -1),
+            "/profile/warmup_steps: expected an integer in [0, 100000], got -1");
+  EXPECT_EQ(error_for("/profile/step", 5), "/profile/step: unknown key (did you mean \"steps\"?)");
+  EXPECT_EQ(error_for("/gates/min_low_precision_flop_share/bf16", 0.9),
+            "/gates/min_low_precision_flop_share: needs the profiled pass (\"profile\" or --profile)");
+  EXPECT_EQ(error_for("/gates/min_low_precision_flop_share/bf16", 1.5),
+            "/gates/min_low_precision_flop_share/bf16: expected a number >= 0 and <= 1, got 1.5");
+  auto doc = valid();
+  EXPECT_FALSE(parse_experiment_config(doc).profile.enabled());
+  doc["profile"] = json::object();
+  const auto config = parse_experiment_config(doc);
+  EXPECT_EQ(config.profile.steps, 10);
+  EXPECT_EQ(config.profile.warmup_steps, 3);
+  EXPECT_EQ(ampbench::config::to_json(config)["profile"], (json{{"steps", 10}, {"warmup_steps", 3}}));
+}
+
 TEST(Config, AKeyTwiceInOneObjectIsRefusedWithItsPath) {
   auto dir = std::filesystem::temp_directory_path() / ("ampbench_config_dup_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);

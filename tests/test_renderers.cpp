@@ -90,12 +90,21 @@ TEST(Renderers, FidelityOverSeedsInEveryFormat) {
   expect_snapshot("fidelity-seeds-report.csv", to_csv(r));
 }
 
+TEST(Renderers, TheProfiledPassInEveryFormat) {
+  const auto r = fixed_report_with_profile();
+  expect_snapshot("profile-console.txt", to_console(r));
+  expect_snapshot("profile-report.md", to_markdown(r));
+  expect_snapshot("profile.csv", to_profile_csv(r));
+  expect_snapshot("profile-report.json", to_json(r).dump(2) + "\n");
+}
+
 TEST(Renderers, JsonFollowsTheSchemaDocument) {
   std::ifstream in(std::filesystem::path(AMPBENCH_SOURCE_DIR) / "docs" / "report.schema.json");
   ASSERT_TRUE(in);
   auto schema = nlohmann::json::parse(in);
   expect_matches_schema(to_json(fixed_report()), schema, "");
   expect_matches_schema(to_json(fixed_report_with_fidelity_seeds()), schema, "");
+  expect_matches_schema(to_json(fixed_report_with_profile()), schema, "");
   EXPECT_EQ(schema["properties"]["schema_version"]["const"], kSchemaVersion);
 }
 

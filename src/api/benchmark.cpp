@@ -84,6 +84,7 @@ Outcome run_benchmark(const Request& request) {
 
   outcome.run_folder = make_run_folder(outcome.config);
   writer.set_run_folder(outcome.run_folder);
+  experiment.set_trace_folder(outcome.run_folder);
   spdlog::info("writing to {}", outcome.run_folder.string());
   // From here on, SIGINT/SIGTERM stop at the next step and the report is written, marked partial.
   train::StopRequest::install_signal_handlers();

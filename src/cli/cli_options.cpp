@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "amp/precision_mode.h"
+#include "config/experiment_config.h"
 #include "measure/build_info.h"
 #include "measure/device.h"
 #include "measure/environment.h"
@@ -120,6 +121,14 @@ void add_training_options(CLI::App& app, CliOptions& options) {
          "LibTorch's intra-op threads for the run (default: the config's train.threads, else LibTorch's "
          "own choice)")
       ->check(integer_in(1, 4096));
+  app.add_option("--profile", options.profile_steps,
+                 "after the timed trials, train each mode STEPS more steps (default 10, after the config's "
+                 "profile.warmup_steps, else 3) under the profiler: where the time went, which ops ran in "
+                 "16-bit, a trace per mode")
+      ->expected(0, 1)
+      ->default_str(std::to_string(config::ProfileConfig::kDefaultSteps))
+      ->type_name("[STEPS]")
+      ->check(integer_in(1, 100'000));
 }
 
 }  // namespace

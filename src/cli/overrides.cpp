@@ -32,6 +32,8 @@ Overrides apply_overrides(nlohmann::json& doc, const CliOptions& options) {
   if (options.device) set_override(doc, {"device"}, *options.device, "--device", set);
   if (options.out_dir) set_override(doc, {"output", "dir"}, *options.out_dir, "--out", set);
   if (options.seed) set_override(doc, {"seed"}, *options.seed, "--seed", set);
+  if (options.profile_steps)
+    set_override(doc, {"profile", "steps"}, *options.profile_steps, "--profile", set);
   if (options.threads) set_override(doc, {"train", "threads"}, *options.threads, "--threads", set);
   if (options.peak_tflops) {
     set_override(doc, {"peak_tflops"}, peak_tflops_json(*options.peak_tflops).value(), "--peak-tflops", set);

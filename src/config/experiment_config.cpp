@@ -257,6 +257,17 @@ PrecisionConfig parse_precision(ObjectReader precision) {
   return out;
 }
 
+// "profile": {"steps": 10, "warmup_steps": 3}; present, even empty, turns the profiled pass on.
+ProfileConfig parse_profile(ObjectReader& root) {
+  ProfileConfig out;
+  if (!root.has("profile")) return out;
+  ObjectReader profile = root.object("profile");
+  out.steps = profile.integer("steps", ProfileConfig::kDefaultSteps, 1, 100'000);
+  out.warmup_steps = profile.integer("warmup_steps", out.warmup_steps, 0, 100'000);
+  profile.finish();
+  return out;
+}
+
 // The thresholds of one gate: {"bf16": 1.2, ...}, each mode one that runs.
 std::map<amp::PrecisionMode, double> parse_thresholds(ObjectReader per_mode,
                                                       const std::vector<amp::PrecisionMode>& modes,
@@ -286,7 +297,7 @@ Gates parse_gates(ObjectReader gates, const std::vector<amp::PrecisionMode>& mod
   Gates out;
   for (const auto& [gate, min, max] :
        {Range{Gate::min_speedup, 0.0, 1e6}, Range{Gate::max_val_loss_delta, -1e6, 1e6},
-        Range{Gate::max_memory_ratio, 0.0, 1e6}}) {
+        Range{Gate::max_memory_ratio, 0.0, 1e6}, Range{Gate::min_low_precision_flop_share, 0.0, 1.0}}) {
     auto thresholds = parse_thresholds(gates.object(std::string(to_string(gate))), modes, min, max);
     if (!thresholds.empty()) out[gate] = std::move(thresholds);
   }
@@ -386,6 +397,10 @@ std::string parse_device(ObjectReader& root, const std::string& fallback) {
 
 // Combinations that no single field shows.
 void check_combinations(const ExperimentConfig& config) {
+  if (config.gates.contains(Gate::min_low_precision_flop_share) && !config.profile.enabled()) {
+    throw InputError("/gates/min_low_precision_flop_share",
+                     "needs the profiled pass (\"profile\" or --profile)");
+  }
   if (config.train.channels_last && (config.data.shape.size() != 3 || config.data.is_language_model())) {
     throw InputError("/train/channels_last", "needs image inputs ([C, H, W] samples)");
   }
@@ -424,9 +439,11 @@ nlohmann::json precision_json(const PrecisionConfig& p) {
 }  // namespace
 
 std::string_view to_string(Gate gate) {
-  static constexpr util::EnumNames<Gate, 3> kGateNames{{{Gate::min_speedup, "min_speedup"},
-                                                        {Gate::max_val_loss_delta, "max_val_loss_delta"},
-                                                        {Gate::max_memory_ratio, "max_memory_ratio"}}};
+  static constexpr util::EnumNames<Gate, 4> kGateNames{
+      {{Gate::min_speedup, "min_speedup"},
+       {Gate::max_val_loss_delta, "max_val_loss_delta"},
+       {Gate::max_memory_ratio, "max_memory_ratio"},
+       {Gate::min_low_precision_flop_share, "min_low_precision_flop_share"}}};
   return util::name_of(kGateNames, gate);
 }
 
@@ -440,6 +457,7 @@ ExperimentConfig parse_experiment_config(const nlohmann::json& document) {
   config.train = parse_train(root.object("train"));
   config.precision = parse_precision(root.object("precision"));
   config.device = parse_device(root, config.device);
+  config.profile = parse_profile(root);
   config.gates = parse_gates(root.object("gates"), config.precision.modes);
   config.peak_tflops = parse_peak_tflops(root, config.precision.modes);
   ObjectReader output = root.object("output");
@@ -496,7 +514,7 @@ nlohmann::json read_config_file(const std::filesystem::path& path) {
 }
 
 nlohmann::json to_json(const ExperimentConfig& c) {
-  return {
+  nlohmann::json out = {
       {"name", c.name},
       {"seed", c.seed},
       {"repeats", c.repeats},
@@ -509,6 +527,10 @@ nlohmann::json to_json(const ExperimentConfig& c) {
       {"gates", gates_json(c.gates)},
       {"peak_tflops", peak_tflops_json(c.peak_tflops)},
   };
+  // Written only when on: configs without it keep their hash.
+  if (c.profile.enabled())
+    out["profile"] = {{"steps", c.profile.steps}, {"warmup_steps", c.profile.warmup_steps}};
+  return out;
 }
 
 }  // namespace ampbench::config

@@ -46,11 +46,23 @@ struct PrecisionConfig {
   int64_t fidelity_seeds = 1;
 };
 
+// The profiled pass ("profile" in the config, or --profile): after the timed trials, each mode trains
+// warmup_steps untimed steps and then `steps` steps under the profiler, from the same initial weights and
+// batches as its trials. Absent: no profiled pass.
+struct ProfileConfig {
+  int64_t steps = 0;  // 0: off
+  int64_t warmup_steps = 3;
+  static constexpr int64_t kDefaultSteps = 10;
+  bool enabled() const { return steps > 0; }
+};
+
 // The thresholds a CI job can gate on, each a figure of a mode against fp32 (config key "gates").
 enum class Gate {
   min_speedup,         // speed-up >= the threshold
   max_val_loss_delta,  // val loss - fp32's <= the threshold
   max_memory_ratio,    // peak memory / fp32's <= the threshold
+  // The profiled pass's share of matrix FLOPs that ran in 16-bit >= the threshold (needs "profile")
+  min_low_precision_flop_share,
 };
 std::string_view to_string(Gate gate);
 
@@ -65,6 +77,7 @@ struct ExperimentConfig {
   data::DataOptions data;
   TrainConfig train;
   PrecisionConfig precision;
+  ProfileConfig profile;
   std::string device = "auto";
   std::string output_dir = "results";
   Gates gates;

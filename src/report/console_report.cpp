@@ -4,6 +4,7 @@
 #include <sstream>
 #include <vector>
 
+#include "report/profile_tables.h"
 #include "report/summary_table.h"
 #include "report/text_table.h"
 
@@ -43,6 +44,11 @@ std::string to_console(const RunReport& report, bool colour) {
   });
   if (!report.summary.empty()) out << render_aligned(fidelity_table(report));
   out << summary_footnote(report) << "\n";
+  if (const auto by_class = time_by_class_table(report); !by_class.empty()) {
+    out << "where the time went\n"
+        << render_aligned(by_class) << render_aligned(top_ops_table(report, kTopOpsShown))
+        << render_aligned(precision_audit_table(report)) << profile_footnote(report) << "\n";
+  }
   if (const auto& signal = report.measured.stopped_by)
     out << "partial report: stopped by " << *signal << "\n";
   for (const auto& g : report.gates) {

@@ -1,38 +1,13 @@
 #include "report/csv_report.h"
 
-#include <charconv>
 #include <sstream>
+
+#include "report/csv_cells.h"
 
 namespace ampbench::report {
 namespace {
 
 using train::TrialRecord;
-
-// Shortest text that reads back to the same double.
-std::string number(double value) {
-  char buffer[32];
-  auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, result.ptr);
-}
-
-template <typename T>
-std::string optional_cell(const std::optional<T>& value) {
-  if (!value) return "";
-  if constexpr (std::is_floating_point_v<T>) {
-    return number(*value);
-  } else {
-    return std::to_string(*value);
-  }
-}
-
-// RFC 4180: quoted when it holds a comma, a quote or a line break, quotes doubled.
-std::string text_cell(const std::optional<std::string>& value) {
-  if (!value) return "";
-  if (value->find_first_of(",\"\n\r") == std::string::npos) return *value;
-  std::string quoted = "\"";
-  for (char c : *value) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
 
 std::string trial_tail(const TrialRecord& t, const char* purpose) {
   std::ostringstream out;
@@ -46,10 +21,10 @@ void trial_rows(const TrialRecord& t, const char* purpose, std::ostringstream& o
   for (const auto& e : t.epochs) {
     auto percentile = [&](double q) { return optional_cell(measure::quantile(e.step_seconds, q)); };
     out << amp::to_string(t.mode) << ',' << t.trial << ',' << e.epoch << ',' << train::to_string(t.status)
-        << ',' << number(e.seconds) << ',' << e.timed_steps << ',' << e.timed_samples << ','
-        << number(e.samples_per_second) << ',' << percentile(0.5) << ',' << percentile(0.9) << ','
-        << percentile(0.99) << ',' << number(e.train_loss) << ',' << number(e.val_loss) << ','
-        << number(e.val_accuracy) << ',' << optional_cell(e.val_perplexity) << ',' << t.memory.peak_bytes
+        << ',' << csv_number(e.seconds) << ',' << e.timed_steps << ',' << e.timed_samples << ','
+        << csv_number(e.samples_per_second) << ',' << percentile(0.5) << ',' << percentile(0.9) << ','
+        << percentile(0.99) << ',' << csv_number(e.train_loss) << ',' << csv_number(e.val_loss) << ','
+        << csv_number(e.val_accuracy) << ',' << optional_cell(e.val_perplexity) << ',' << t.memory.peak_bytes
         << ',' << t.memory.probe << ',' << optional_cell(e.loss_scale) << ','
         << optional_cell(e.skipped_steps) << trial_tail(t, purpose) << "\n";
   }
@@ -75,7 +50,7 @@ namespace {
 
 template <typename T>
 std::string interval_cells(const std::optional<T>& interval) {
-  return interval ? number(interval->low) + ',' + number(interval->high) : std::string(",");
+  return interval ? csv_number(interval->low) + ',' + csv_number(interval->high) : std::string(",");
 }
 
 std::string verdict_cell(const std::optional<FidelityVerdict>& verdict) {
@@ -96,8 +71,8 @@ std::string to_summary_csv(const RunReport& report) {
         << optional_cell(f.val_loss.mean) << ',' << optional_cell(f.val_loss.stddev) << ','
         << optional_cell(f.val_accuracy_mean) << ',' << optional_cell(s.fidelity_noise_floor) << ','
         << f.paired_seeds << ',' << optional_cell(f.delta_mean) << ',' << interval_cells(f.delta_interval)
-        << ',' << number(report.context.fidelity_tolerance) << ',' << verdict_cell(f.verdict) << ','
-        << optional_cell(f.seeds_needed) << "\n";
+        << ',' << csv_number(report.context.fidelity_tolerance) << ',' << verdict_cell(f.verdict) << ','
+        << optional_cell(f.seeds_needed) << ',' << optional_cell(s.low_precision_flop_share) << "\n";
   }
   return out.str();
 }

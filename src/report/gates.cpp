@@ -34,6 +34,8 @@ Judged judged_by(config::Gate gate) {
       return {&ModeSummary::val_loss_delta_vs_fp32, false};
     case config::Gate::max_memory_ratio:
       return {&ModeSummary::memory_ratio_vs_fp32, false};
+    case config::Gate::min_low_precision_flop_share:
+      return {&ModeSummary::low_precision_flop_share, true};
   }
   return {&ModeSummary::speedup_vs_fp32, true};
 }

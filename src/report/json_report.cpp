@@ -1,5 +1,7 @@
 #include "report/json_report.h"
 
+#include "report/profile_json.h"
+
 namespace ampbench::report {
 namespace {
 
@@ -146,7 +148,8 @@ nlohmann::json summary_json(const ModeSummary& s) {
       {"val_loss_delta_vs_fp32", optional_json(s.val_loss_delta_vs_fp32)},
       {"fidelity", s.fidelity.verdict ? nlohmann::json(to_string(*s.fidelity.verdict)) : nlohmann::json()},
       {"fidelity_detail", fidelity_json(s)},
-      {"grad_cosine_vs_fp32", optional_json(s.grad_cosine_vs_fp32)}};
+      {"grad_cosine_vs_fp32", optional_json(s.grad_cosine_vs_fp32)},
+      {"low_precision_flop_share", optional_json(s.low_precision_flop_share)}};
 }
 
 nlohmann::json gate_json(const GateResult& g) {
@@ -189,6 +192,7 @@ nlohmann::json to_json(const RunReport& report) {
           {"trials", trials},
           {"fidelity_trials", fidelity_trials},
           {"summary", summary},
+          {"profiles", profiles_json(measured)},
           {"warnings", warnings},
           {"gates", gates}};
 }

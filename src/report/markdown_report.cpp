@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "report/profile_tables.h"
 #include "report/summary_table.h"
 #include "report/text_table.h"
 
@@ -23,6 +24,13 @@ std::string to_markdown(const RunReport& report) {
   out << render_markdown_table(summary_table(report));
   if (!report.summary.empty()) out << "\n" << render_markdown_table(fidelity_table(report));
   out << "\n" << summary_footnote(report) << ".\n";
+  if (const auto by_class = time_by_class_table(report); !by_class.empty()) {
+    out << "\n**Where the time went**\n\n"
+        << render_markdown_table(by_class) << "\n"
+        << render_markdown_table(top_ops_table(report, kTopOpsShown)) << "\n"
+        << render_markdown_table(precision_audit_table(report)) << "\n"
+        << profile_footnote(report) << ".\n";
+  }
   if (!report.gates.empty()) {
     out << "\n**Gates**\n\n";
     for (const auto& g : report.gates)

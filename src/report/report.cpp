@@ -7,7 +7,7 @@
 namespace ampbench::report {
 namespace {
 
-constexpr util::EnumNames<WarningKind, 15> kWarningNames{{
+constexpr util::EnumNames<WarningKind, 17> kWarningNames{{
     {WarningKind::diverged, "diverged"},
     {WarningKind::oom, "oom"},
     {WarningKind::failed, "failed"},
@@ -23,6 +23,8 @@ constexpr util::EnumNames<WarningKind, 15> kWarningNames{{
     {WarningKind::few_repeats, "few_repeats"},
     {WarningKind::no_noise_floor, "no_noise_floor"},
     {WarningKind::fidelity_inconclusive, "fidelity_inconclusive"},
+    {WarningKind::precision_not_applied, "precision_not_applied"},
+    {WarningKind::profile_failed, "profile_failed"},
 }};
 
 constexpr util::EnumNames<FidelityVerdict, 3> kVerdictNames{{

@@ -23,7 +23,7 @@ namespace ampbench::report {
 
 // report.json's shape. Any change to it (a field or an enum value added, removed, renamed or given another
 // meaning) raises the version, and docs/report.schema.json follows; the README lists the versions.
-constexpr int kSchemaVersion = 5;
+constexpr int kSchemaVersion = 6;
 
 struct StepPercentiles {
   double p50 = 0, p90 = 0, p99 = 0;
@@ -78,6 +78,8 @@ struct ModeSummary {
   std::optional<double> fidelity_noise_floor;
   // Cosine similarity of the first batch's gradient (at the initial weights) with fp32's.
   std::optional<double> grad_cosine_vs_fp32;
+  // The profiled pass's share of matrix FLOPs that ran in fp16/bf16 (empty without one).
+  std::optional<double> low_precision_flop_share;
 };
 
 // One gate's verdict (see gates.h).
@@ -107,6 +109,8 @@ enum class WarningKind {
   few_repeats,
   no_noise_floor,
   fidelity_inconclusive,
+  precision_not_applied,
+  profile_failed,
 };
 std::string_view to_string(WarningKind kind);
 

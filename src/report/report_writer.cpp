@@ -47,6 +47,8 @@ std::optional<std::string> ReportWriter::write(const RunReport& report) const {
     write_file_atomically(folder_ / "report.csv", render(ExportFormat::csv, report));
     write_file_atomically(folder_ / "summary.csv", to_summary_csv(report));
     write_file_atomically(folder_ / "report.md", render(ExportFormat::markdown, report));
+    if (!report.measured.profiles.empty())
+      write_file_atomically(folder_ / "profile.csv", to_profile_csv(report));
   });
   attempt([&] {
     for (const auto& [format, path] : exports_) {

@@ -19,8 +19,8 @@ struct ExportTarget {
 
 std::string render(ExportFormat format, const RunReport& report);
 
-// The one writer of a run's report files: report.json, report.csv, summary.csv and report.md in the run
-// folder, and
+// The one writer of a run's report files: report.json, report.csv, summary.csv, report.md and, with a
+// profiled pass, profile.csv in the run folder, and
 // the exports. Each file is written whole or not at all (write_file_atomically).
 class ReportWriter {
  public:

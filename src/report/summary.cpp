@@ -117,6 +117,10 @@ std::vector<ModeSummary> summarize(const RunContext& context, const train::Exper
     s.fidelity = summarize_fidelity(m.mode, measured, context.fidelity_tolerance);
     if (auto cosine = measured.grad_cosine_vs_fp32.find(m.mode); cosine != measured.grad_cosine_vs_fp32.end())
       s.grad_cosine_vs_fp32 = cosine->second;
+    for (const auto& p : measured.profiles) {
+      if (p.mode == m.mode && p.profile)
+        s.low_precision_flop_share = p.profile->precision.low_precision_flop_share;
+    }
     if (measured.train_flops_per_sample) {
       s.achieved_tflops = *measured.train_flops_per_sample * *measure::median(m.throughputs) / 1e12;
       if (auto peak = measured.peak_tflops.find(m.mode); peak != measured.peak_tflops.end()) {

@@ -11,33 +11,27 @@ namespace {
 
 using train::TrialRecord;
 
-std::string format(const char* pattern, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, pattern, value);
-  return buffer;
-}
-
 template <typename T>
 std::string or_dash(const std::optional<T>& value, const char* pattern) {
-  return value ? format(pattern, static_cast<double>(*value)) : "-";
+  return value ? format_number(pattern, static_cast<double>(*value)) : "-";
 }
 
 std::string mebibytes(int64_t bytes) {
-  return format("%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return format_number("%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
 }
 
 std::string speedup_text(const ModeSummary& s) {
   if (!s.speedup_vs_fp32) return "-";
-  std::string text = format("%.2fx", *s.speedup_vs_fp32);
+  std::string text = format_number("%.2fx", *s.speedup_vs_fp32);
   if (s.speedup_interval) {
-    text += format(" [%.2f", s.speedup_interval->low) + format("-%.2f]", s.speedup_interval->high);
+    text += format_number(" [%.2f", s.speedup_interval->low) + format_number("-%.2f]", s.speedup_interval->high);
   }
   return text;
 }
 
 std::string interval_text(const std::optional<measure::Interval>& interval) {
   if (!interval) return "-";
-  return format("[%+.4f, ", interval->low) + format("%+.4f]", interval->high);
+  return format_number("[%+.4f, ", interval->low) + format_number("%+.4f]", interval->high);
 }
 
 // fail and inconclusive in capitals: they are what a reader must act on.
@@ -68,8 +62,8 @@ TextRows summary_table(const RunReport& report) {
     rows.push_back({std::string(amp::to_string(s->mode)), std::to_string(s->trials),
                     or_dash(s->epoch_seconds.median, "%.3f s"), or_dash(s->samples_per_second.median, "%.1f"),
                     speedup_text(*s),
-                    s->samples_per_second.cv ? format("%.1f%%", 100.0 * *s->samples_per_second.cv) : "-",
-                    or_dash(s->achieved_tflops, "%.3g"), s->mfu ? format("%.1f%%", 100.0 * *s->mfu) : "-",
+                    s->samples_per_second.cv ? format_number("%.1f%%", 100.0 * *s->samples_per_second.cv) : "-",
+                    or_dash(s->achieved_tflops, "%.3g"), s->mfu ? format_number("%.1f%%", 100.0 * *s->mfu) : "-",
                     mebibytes(s->peak_bytes), or_dash(s->memory_ratio_vs_fp32, "%.2f"),
                     s->activation_bytes ? mebibytes(*s->activation_bytes) : "-",
                     or_dash(s->activation_ratio_vs_fp32, "%.2f")});
@@ -100,14 +94,14 @@ TextRows fidelity_table(const RunReport& report) {
 
 // What the fidelity figures are over, and what its verdict needs.
 std::string fidelity_footnote(const RunReport& report) {
-  const auto tolerance = format("%g", report.context.fidelity_tolerance);
+  const auto tolerance = format_number("%g", report.context.fidelity_tolerance);
   const auto& first = report.summary.front();
   std::string text =
       "val loss, delta and acc: means over seeds (at the run's seed, the median over trials); "
       "fidelity pass: the delta's 95% interval within +-" +
       tolerance + ", FAIL: wholly outside it";
   if (first.fidelity_noise_floor)
-    text += format("; noise floor (fp32's seed-to-seed stddev) %.4f", *first.fidelity_noise_floor);
+    text += format_number("; noise floor (fp32's seed-to-seed stddev) %.4f", *first.fidelity_noise_floor);
   else
     text += "; no noise floor (fewer than two fp32 seeds): one seed passes at |delta| <= " + tolerance;
   return text;
@@ -127,7 +121,7 @@ std::string summary_footnote(const RunReport& report) {
   text << "; memory above the staged data, by " << finished->memory.probe
        << "; activations = peak - (weights + gradients + optimizer state)";
   if (const auto& flops = report.measured.train_flops_per_sample) {
-    text << "; TFLOP/s from " << format("%.4g", *flops / 1e9) << " GFLOP per training sample (analytical)";
+    text << "; TFLOP/s from " << format_number("%.4g", *flops / 1e9) << " GFLOP per training sample (analytical)";
   }
   text << "; " << fidelity_footnote(report);
   return text.str();

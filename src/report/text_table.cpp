@@ -1,9 +1,16 @@
 #include "report/text_table.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 
 namespace ampbench::report {
+
+std::string format_number(const char* pattern, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, pattern, value);
+  return buffer;
+}
 
 std::string render_aligned(const TextRows& rows,
                            const std::function<std::string(size_t, size_t, const std::string&)>& decorate) {

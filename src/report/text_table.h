@@ -14,6 +14,9 @@ std::string render_aligned(
     const TextRows& rows,
     const std::function<std::string(size_t row, size_t column, const std::string& cell)>& decorate = {});
 
+// One number as a cell, printf-style ("%.2f").
+std::string format_number(const char* pattern, double value);
+
 // A GitHub-flavoured Markdown table, numbers right-aligned.
 std::string render_markdown_table(const TextRows& rows);
 

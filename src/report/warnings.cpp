@@ -120,6 +120,27 @@ void fidelity_inconclusive(const ModeSummary& s, std::vector<Warning>& out) {
                                   "it; choose the tolerance the team needs"});
 }
 
+// The profiled pass: a mode whose pass failed, and a 16-bit mode whose matrix work mostly ran in fp32.
+void profile_findings(const RunReport& report, std::vector<Warning>& out) {
+  for (const auto& p : report.measured.profiles) {
+    if (p.failure) {
+      out.push_back({WarningKind::profile_failed, p.mode,
+                     mode_name(p.mode) + ": profiled pass failed: " + *p.failure,
+                     "the timed figures stand; the error above is the profiled pass's own"});
+      continue;
+    }
+    const auto& share = p.profile->precision.low_precision_flop_share;
+    if (!amp::autocast_dtype(p.mode) || !share || *share >= kMinLowPrecisionFlopShare) continue;
+    out.push_back(
+        {WarningKind::precision_not_applied, p.mode,
+         mode_name(p.mode) + format(": precision not applied: only %.1f%% of the matrix FLOPs ran in "
+                                    "16-bit (under %.0f%%)",
+                                    100 * *share, 100 * kMinLowPrecisionFlopShare),
+         "see the profile's fp32 ops under autocast: an op autocast does not cover, or a model that "
+         "casts back to fp32"});
+  }
+}
+
 // One warning per trial count, naming its modes: `repeats` is the whole run's, so usually one line (a
 // mode that lost a trial has fewer, and a line of its own, whose advice is not to raise repeats).
 void few_repeats(const RunReport& report, std::vector<Warning>& out) {
@@ -199,6 +220,7 @@ std::vector<Warning> find_warnings(const RunReport& report) {
   unfinished_trials(report, out);
   few_repeats(report, out);
   no_noise_floor(report, out);
+  profile_findings(report, out);
   for (const auto& s : report.summary) {
     fidelity_inconclusive(s, out);
     high_cv(s, out);

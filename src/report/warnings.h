@@ -20,6 +20,9 @@ inline constexpr double kOutlierMinDeviation = 0.05;
 inline constexpr double kHighCoefficientOfVariation = 0.05;
 // Fewer repeats than this give no uncertainty interval strong enough for a verdict.
 inline constexpr int64_t kRepeatsForAVerdict = 3;
+// A 16-bit mode whose profiled pass ran less than this share of its matrix FLOPs in 16-bit did not get
+// the precision it is named for (an op autocast does not cover, a model that casts back to fp32).
+inline constexpr double kMinLowPrecisionFlopShare = 0.9;
 // fp16's scale is said to collapse when it backs off this many optimizer steps in a row (the first steps
 // of a run often back off a few times while the scale finds its level)...
 inline constexpr int64_t kScaleCollapseRun = 5;

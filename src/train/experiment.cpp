@@ -1,5 +1,6 @@
 #include "train/experiment.h"
 
+#include <chrono>
 #include <csignal>
 
 #include <spdlog/spdlog.h>
@@ -12,6 +13,7 @@
 #include "measure/gpu_info.h"
 #include "train/first_batch_gradient.h"
 #include "train/out_of_memory.h"
+#include "train/profiled_pass.h"
 #include "train/stop_request.h"
 
 namespace ampbench::train {
@@ -219,6 +221,39 @@ void Experiment::train_into(TrialRecord& record, const ModelState& initial, cons
     spdlog::warn("{}: parameters are no longer fp32 after training", amp::to_string(mode));
 }
 
+ProfileRecord Experiment::profile_one(amp::PrecisionMode mode) const {
+  ProfileRecord record;
+  record.mode = mode;
+  const auto& profile = config_.profile;
+  spdlog::info("{} profiled pass: {} warm-up and {} profiled steps", amp::to_string(mode),
+               profile.warmup_steps, profile.steps);
+  amp::MathSettingsScope math(amp::settings_for(mode, device_.type(), config_.train.cudnn_benchmark));
+  const auto trace = trace_folder_.empty()
+                         ? std::filesystem::path()
+                         : trace_folder_ / ("trace-" + std::string(amp::to_string(mode)) + ".json");
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    auto model = fresh_model(initial_);
+    record.profile = profile_mode(mode, *model, trainer_.options(), dataset_, device_, profile, trace);
+  } catch (const c10::Error& e) {
+    record.failure = first_line(e.what_without_backtrace());
+    spdlog::error("{} profiled pass failed: {}", amp::to_string(mode), *record.failure);
+  }
+  record.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return record;
+}
+
+void Experiment::profile_modes(ExperimentResult& result, const TrialDone& on_trial_done) {
+  for (auto mode : runnable_modes()) {
+    result.profiles.push_back(profile_one(mode));
+    if (on_trial_done) on_trial_done(result);
+    if (StopRequest::requested()) {
+      result.stopped_by = StopRequest::signal_number() == SIGTERM ? "SIGTERM" : "SIGINT";
+      return;
+    }
+  }
+}
+
 ExperimentResult Experiment::run(const TrialDone& on_trial_done, Progress* progress) {
   ExperimentResult result;
   result.data_on_device = dataset_.staged;
@@ -242,6 +277,10 @@ ExperimentResult Experiment::run(const TrialDone& on_trial_done, Progress* progr
   }
   for (int64_t index = 1; index < config_.precision.fidelity_seeds; ++index) {
     run_fidelity_seed(index, result, on_trial_done, progress);
+    if (result.stopped_by) return result;
+  }
+  if (config_.profile.enabled()) {
+    profile_modes(result, on_trial_done);
     if (result.stopped_by) return result;
   }
   result.complete = true;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -39,9 +40,12 @@ class Experiment {
   // machine drift spreads over all modes; every trial starts from the same initial state. Then, with
   // precision.fidelity_seeds K > 1, trains every runnable mode once from each of the seeds seed + 1 to
   // seed + K - 1 (new initial weights and batch order, the same for every mode) for the fidelity verdict.
-  // After each trial that ran, on_trial_done sees the result so far (so the caller can write it and a
-  // crash later loses nothing).
+  // With "profile", each runnable mode then has its profiled pass (profiled_pass.h), its trace written
+  // into the trace folder. After each trial that ran, on_trial_done sees the result so far (so the caller can
+  // write it and a crash later loses nothing).
   ExperimentResult run(const TrialDone& on_trial_done = {}, Progress* progress = nullptr);
+  // Where the profiled pass writes trace-<mode>.json (the run folder); unset: no trace files.
+  void set_trace_folder(std::filesystem::path folder) { trace_folder_ = std::move(folder); }
   // Optimizer-and-loss steps in one trial: its epochs times the batches in an epoch.
   int64_t steps_per_trial() const;
   // The configured modes that can run on this device, in order (the others are reported as skipped).
@@ -60,6 +64,9 @@ class Experiment {
   // One fidelity seed: every runnable mode trained from the seed's initial weights and batch order.
   void run_fidelity_seed(int64_t index, ExperimentResult& result, const TrialDone& on_trial_done,
                          Progress* progress);
+  // Every runnable mode's profiled pass, after all training; a pass lost to an error is recorded so.
+  void profile_modes(ExperimentResult& result, const TrialDone& on_trial_done);
+  ProfileRecord profile_one(amp::PrecisionMode mode) const;
   // Trains one mode from `initial` into the record, which has its mode and trial set; any error is marked
   // on the record.
   void train_into(TrialRecord& record, const ModelState& initial, const Trainer& trainer, Progress* progress);
@@ -73,6 +80,7 @@ class Experiment {
   config::ExperimentConfig config_;  // fitted to the data as read
   Trainer trainer_;
   ModelState initial_;  // drawn once from the seed when the run starts
+  std::filesystem::path trace_folder_;
 };
 
 }  // namespace ampbench::train

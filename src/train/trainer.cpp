@@ -11,6 +11,7 @@
 #include "data/batch_order.h"
 #include "measure/device.h"
 #include "measure/step_timer.h"
+#include "profile/kineto_capture.h"
 #include "train/evaluation.h"
 #include "train/loss_scale_recorder.h"
 #include "train/model_state.h"
@@ -81,6 +82,7 @@ class TrialRun {
   struct TimedSteps {
     double seconds = 0;
     bool stopped = false;
+    bool profiler_on = false;
   };
   // Steps [begin, end), untimed (warm-up); true when a stop was requested before one of them.
   bool warm_up(int64_t epoch, const torch::Tensor& order, int64_t end);
@@ -92,7 +94,7 @@ class TrialRun {
            (fault_->trial == 0 || fault_->trial == record_.trial);
   }
   // After the timed region: the epoch's figures into the record; false when its loss was not finite.
-  bool record_epoch(int64_t epoch, int64_t first_timed_step, double seconds);
+  bool record_epoch(int64_t epoch, int64_t first_timed_step, const TimedSteps& timed);
   void mark_interrupted(int64_t epoch);
   void mark_diverged(int64_t epoch, int64_t step);
   void publish_epoch(int64_t epoch) const;
@@ -134,7 +136,7 @@ bool TrialRun::epoch(int64_t epoch) {
     mark_interrupted(epoch);
     return false;
   }
-  return record_epoch(epoch, first_timed_step, timed_steps.seconds);
+  return record_epoch(epoch, first_timed_step, timed_steps);
 }
 
 bool TrialRun::warm_up(int64_t epoch, const torch::Tensor& order, int64_t end) {
@@ -147,6 +149,7 @@ bool TrialRun::warm_up(int64_t epoch, const torch::Tensor& order, int64_t end) {
 
 TrialRun::TimedSteps TrialRun::timed(int64_t epoch, const torch::Tensor& order, int64_t begin) {
   TimedSteps out;
+  out.profiler_on = profile::profiler_active();
   measure::synchronize(device_);
   const auto start = std::chrono::steady_clock::now();
   timer_->start();
@@ -157,6 +160,7 @@ TrialRun::TimedSteps TrialRun::timed(int64_t epoch, const torch::Tensor& order, 
   }
   measure::synchronize(device_);
   out.seconds = seconds_between(start, std::chrono::steady_clock::now());
+  out.profiler_on = out.profiler_on || profile::profiler_active();
   return out;
 }
 
@@ -177,7 +181,7 @@ void TrialRun::train_step(int64_t epoch, const torch::Tensor& order, int64_t ste
   step_.zero_grad();
 }
 
-bool TrialRun::record_epoch(int64_t epoch, int64_t first_timed_step, double seconds) {
+bool TrialRun::record_epoch(int64_t epoch, int64_t first_timed_step, const TimedSteps& timed) {
   // The timed region is closed: now read what the device accumulated.
   if (scale_recorder_) {
     scale_recorder_->read_epoch(epoch, steps_);
@@ -191,7 +195,8 @@ bool TrialRun::record_epoch(int64_t epoch, int64_t first_timed_step, double seco
   }
   EpochRecord e;
   e.epoch = epoch;
-  e.seconds = seconds;
+  e.seconds = timed.seconds;
+  e.profiler_on = timed.profiler_on;
   e.timed_steps = steps_ - first_timed_step;
   e.timed_samples = e.timed_steps * options_.train.batch_size;
   e.samples_per_second = e.seconds > 0 ? static_cast<double>(e.timed_samples) / e.seconds : 0.0;

@@ -30,6 +30,9 @@ struct EpochRecord {
   // Duration of each timed step: host clock on the CPU (whose ops are synchronous), device events on a
   // GPU (recorded in the loop, read after the epoch).
   std::vector<double> step_seconds;
+  // A profiler was recording when the timed region opened or closed: never, by design (the profiled
+  // pass runs after the trials); kept so that a test can prove it.
+  bool profiler_on = false;
 };
 
 // fp16's dynamic loss scale over a whole trial, warm-up steps included. Steps are 1-based and count

@@ -1,0 +1,59 @@
+#include "report/profile_view.h"
+
+namespace ampbench::report {
+namespace {
+
+std::optional<double> ratio(double value, double base) {
+  if (base <= 0) return std::nullopt;
+  return value / base;
+}
+
+}  // namespace
+
+const profile::ModeProfile* fp32_profile(const train::ExperimentResult& measured) {
+  for (const auto& p : measured.profiles) {
+    if (p.mode == amp::PrecisionMode::fp32 && p.profile) return &*p.profile;
+  }
+  return nullptr;
+}
+
+double class_seconds(const profile::ModeProfile& p, profile::OpClass op_class) {
+  double seconds = 0;
+  for (const auto& c : p.classes) {
+    if (c.op_class == op_class) seconds += c.seconds;
+  }
+  return seconds;
+}
+
+std::optional<double> class_ratio(const profile::ModeProfile& p, const profile::ModeProfile* fp32,
+                                  const profile::ClassTime& time) {
+  if (!fp32 || &p == fp32) return std::nullopt;
+  for (const auto& c : fp32->classes) {
+    if (c.phase == time.phase && c.op_class == time.op_class) return ratio(time.seconds, c.seconds);
+  }
+  return std::nullopt;
+}
+
+std::optional<double> class_ratio(const profile::ModeProfile& p, const profile::ModeProfile* fp32,
+                                  profile::OpClass op_class) {
+  if (!fp32 || &p == fp32) return std::nullopt;
+  return ratio(class_seconds(p, op_class), class_seconds(*fp32, op_class));
+}
+
+std::optional<double> op_ratio(const profile::OpTime& op, const profile::ModeProfile* fp32) {
+  const auto in_fp32 = [&] {
+    return &op >= fp32->top_ops.data() && &op < fp32->top_ops.data() + fp32->top_ops.size();
+  };
+  if (!fp32 || in_fp32()) return std::nullopt;
+  double base = 0;
+  for (const auto& o : fp32->top_ops) {
+    if (o.name == op.name && o.phase == op.phase && o.shapes == op.shapes) base += o.seconds;
+  }
+  return ratio(op.seconds, base);
+}
+
+std::optional<double> step_share(const profile::ModeProfile& p, double seconds) {
+  return ratio(seconds, p.step_seconds);
+}
+
+}  // namespace ampbench::report

@@ -1,0 +1,101 @@
+#include "train/profiled_pass.h"
+
+#include <ATen/record_function.h>
+
+#include "data/batch_order.h"
+#include "measure/device.h"
+#include "profile/kineto_capture.h"
+#include "train/training_step.h"
+
+namespace ampbench::train {
+namespace {
+
+// Steps counted from the first epoch's first batch, across epochs, with the trials' batch orders.
+class StepSequence {
+ public:
+  StepSequence(TrainingStep& step, const TrainerOptions& options, const data::Dataset& dataset,
+               const torch::Device& device)
+      : step_(step), options_(options), dataset_(dataset), device_(device) {}
+
+  void run(int64_t index) {
+    const auto batch = locate(index);
+    auto loss = step_.loss(order_, batch);
+    step_.backward(loss);
+    if (step_.step_on_boundary(batch)) step_.zero_grad();
+  }
+
+  // The same work, each phase under its marker; the step ends when its device work does.
+  void run_marked(int64_t index) {
+    RECORD_USER_SCOPE(profile::kStepMarker);
+    const auto batch = locate(index);
+    torch::Tensor loss;
+    {
+      RECORD_USER_SCOPE(profile::kForwardMarker);
+      loss = step_.loss(order_, batch);
+    }
+    {
+      RECORD_USER_SCOPE(profile::kBackwardMarker);
+      step_.backward(loss);
+    }
+    {
+      RECORD_USER_SCOPE(profile::kOptimizerMarker);
+      if (step_.step_on_boundary(batch)) step_.zero_grad();
+    }
+    measure::synchronize(device_);
+  }
+
+ private:
+  // The batch within its epoch; makes that epoch's order current.
+  int64_t locate(int64_t index) {
+    const int64_t per_epoch = step_.steps_per_epoch();
+    const int64_t epoch = 1 + index / per_epoch;
+    if (epoch != epoch_) {
+      auto order = data::epoch_order(options_.seed, epoch, dataset_.train_size());
+      order_ = dataset_.staged ? order.to(device_) : order;
+      epoch_ = epoch;
+    }
+    return index % per_epoch;
+  }
+
+  TrainingStep& step_;
+  const TrainerOptions& options_;
+  const data::Dataset& dataset_;
+  torch::Device device_;
+  int64_t epoch_ = 0;
+  torch::Tensor order_;
+};
+
+}  // namespace
+
+profile::CapturedEvents capture_profiled_steps(amp::PrecisionMode mode, models::Network& model,
+                                               const TrainerOptions& options, const data::Dataset& dataset,
+                                               const torch::Device& device,
+                                               const config::ProfileConfig& profile,
+                                               const std::filesystem::path& trace_path, bool& trace_written) {
+  TrainingStep step(options, mode, model, dataset, device);
+  StepSequence steps(step, options, dataset, device);
+  model.train();
+  step.zero_grad();
+  for (int64_t i = 0; i < profile.warmup_steps; ++i) steps.run(i);
+  measure::synchronize(device);
+  profile::KinetoCapture capture(device.is_cuda());
+  capture.start();
+  for (int64_t i = profile.warmup_steps; i < profile.warmup_steps + profile.steps; ++i) steps.run_marked(i);
+  return capture.stop(trace_path, trace_written);
+}
+
+profile::ModeProfile profile_mode(amp::PrecisionMode mode, models::Network& model,
+                                  const TrainerOptions& options, const data::Dataset& dataset,
+                                  const torch::Device& device, const config::ProfileConfig& profile,
+                                  const std::filesystem::path& trace_path) {
+  bool trace_written = false;
+  const auto events =
+      capture_profiled_steps(mode, model, options, dataset, device, profile, trace_path, trace_written);
+  auto out = profile::summarize_profile(events, profile::attribute_ops(events),
+                                        amp::autocast_dtype(mode).has_value());
+  out.warmup_steps = profile.warmup_steps;
+  if (trace_written) out.trace_file = trace_path.filename().string();
+  return out;
+}
+
+}  // namespace ampbench::train

@@ -1,0 +1,276 @@
+// The profiled pass: op classes, the attribution of time and FLOPs on planted events, and the real
+// profiler on a tiny model (16-bit shares, a planted fp32 op under autocast, additivity, and that no timed
+// figure comes from a profiled step).
+#include <ATen/autocast_mode.h>
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "config/experiment_config.h"
+#include "data/load_dataset.h"
+#include "experiment_runs.h"
+#include "profile/attributed_op.h"
+#include "profile/kineto_capture.h"
+#include "profile/mode_profile.h"
+#include "report/gates.h"
+#include "report/summary.h"
+#include "report/warnings.h"
+#include "train/experiment.h"
+#include "train/profiled_pass.h"
+#include "train/trainer.h"
+
+namespace {
+
+using ampbench::amp::PrecisionMode;
+using ampbench::profile::AttributedOp;
+using ampbench::profile::CapturedEvents;
+using ampbench::profile::OpClass;
+using ampbench::profile::OpEvent;
+using ampbench::profile::Phase;
+
+OpClass class_of(const std::string& name, std::vector<std::string> dtypes = {}) {
+  return ampbench::profile::classify_op(name, dtypes);
+}
+
+TEST(ProfileOps, NamesFallIntoTheirClasses) {
+  EXPECT_EQ(class_of("aten::addmm"), OpClass::matmul_conv);
+  EXPECT_EQ(class_of("aten::convolution_backward"), OpClass::matmul_conv);
+  EXPECT_EQ(class_of("aten::_slow_conv2d_forward"), OpClass::matmul_conv);
+  EXPECT_EQ(class_of("aten::_scaled_dot_product_flash_attention_for_cpu"), OpClass::attention);
+  EXPECT_EQ(class_of("aten::native_layer_norm_backward"), OpClass::normalization);
+  EXPECT_EQ(class_of("aten::_log_softmax"), OpClass::reduction_loss);
+  EXPECT_EQ(class_of("aten::nll_loss_forward"), OpClass::reduction_loss);
+  EXPECT_EQ(class_of("aten::threshold_backward"), OpClass::elementwise);
+  EXPECT_EQ(class_of("aten::_fused_adamw_"), OpClass::optimizer);
+  EXPECT_EQ(class_of("aten::_amp_foreach_non_finite_check_and_unscale_"), OpClass::optimizer);
+  EXPECT_EQ(class_of("aten::_foreach_norm"), OpClass::optimizer);
+  EXPECT_EQ(class_of("aten::index_select"), OpClass::data_movement);
+  EXPECT_EQ(class_of("aten::fill_"), OpClass::other);
+  // A copy is a cast when it changes the dtype (autocast's), and data movement when it does not.
+  EXPECT_EQ(class_of("aten::copy_", {"c10::BFloat16", "float", "Scalar"}), OpClass::cast);
+  EXPECT_EQ(class_of("aten::copy_", {"float", "float", "Scalar"}), OpClass::data_movement);
+  EXPECT_EQ(class_of("aten::_to_copy", {"float"}), OpClass::cast);
+}
+
+OpEvent op(std::string name, int64_t start, int64_t end, std::vector<std::string> dtypes = {},
+           std::vector<std::vector<int64_t>> shapes = {}, double flops = 0, uint64_t correlation = 0) {
+  return {std::move(name), 1, start, end, std::move(dtypes), std::move(shapes), flops, correlation};
+}
+
+// One step [0, 1000): forward [0, 500), backward [500, 900), optimizer [900, 1000). Under autocast, an fp32
+// aten::addmm re-dispatches to a bf16 one (both carry the profiler's FLOPs); the bf16 one casts first.
+CapturedEvents planted_step() {
+  CapturedEvents e;
+  e.steps = {{0, 1000}};
+  e.phases = {{Phase::forward, {0, 500}}, {Phase::backward, {500, 900}}, {Phase::optimizer, {900, 1000}}};
+  e.ops = {op("ampbench::forward", 0, 500),
+           op("aten::addmm", 10, 410, {"float", "float", "float"}, {{8}, {4, 16}, {16, 8}}, 1024),
+           op("aten::copy_", 20, 60, {"c10::BFloat16", "float", "Scalar"}, {{16, 8}, {16, 8}, {}}),
+           op("aten::addmm", 100, 400, {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16"},
+              {{8}, {4, 16}, {16, 8}}, 1024),
+           op("aten::mm", 600, 800, {"float", "float"}, {{16, 4}, {4, 8}}, 1024),
+           op("aten::_fused_sgd_", 910, 990),
+           op("aten::add", 1500, 1600)};  // after the step: not the pass's
+  return e;
+}
+
+const AttributedOp& find(const std::vector<AttributedOp>& ops, const std::string& name, int64_t self_ns) {
+  for (const auto& o : ops) {
+    if (o.name == name && o.self_ns == self_ns) return o;
+  }
+  throw std::runtime_error("no " + name + " with self time " + std::to_string(self_ns));
+}
+
+TEST(ProfileOps, OwnTimeNestsAndFlopsAreCountedOnceWhereTheArithmeticRan) {
+  const auto ops = ampbench::profile::attribute_ops(planted_step());
+  ASSERT_EQ(ops.size(), 5u);  // the marker and the op after the step are left out
+  const auto& outer = find(ops, "aten::addmm", 400 - 40 - 300);
+  const auto& inner = find(ops, "aten::addmm", 300);
+  EXPECT_EQ(outer.inclusive_ns, 400);
+  EXPECT_EQ(outer.matmul_flops, 0);  // counted at the bf16 call it re-dispatched to
+  EXPECT_EQ(inner.matmul_flops, 1024);
+  EXPECT_TRUE(inner.low_precision);
+  EXPECT_FALSE(outer.low_precision);
+  const auto& cast = find(ops, "aten::copy_", 40);
+  EXPECT_EQ(cast.op_class, OpClass::cast);
+  EXPECT_EQ(cast.cast_bytes, 16 * 8 * 2);
+  EXPECT_EQ(find(ops, "aten::mm", 200).phase, Phase::backward);
+  EXPECT_EQ(find(ops, "aten::_fused_sgd_", 80).phase, Phase::optimizer);
+}
+
+// Fused attention's backward takes its forward's log-sum-exp in fp32 by design: its operands decide.
+TEST(ProfileOps, AnOpRunsInSixteenBitWhenMostOfItsFloatingInputsDo) {
+  CapturedEvents e;
+  e.steps = {{0, 100}};
+  const std::vector<int64_t> qkv{2, 4, 8, 16};
+  e.ops = {op("aten::_scaled_dot_product_flash_attention_for_cpu_backward", 0, 50,
+              {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "float"},
+              {qkv, qkv, qkv, qkv, qkv, {2, 4, 8}}),
+           op("aten::linear", 50, 90, {"c10::BFloat16", "float", "float"}, {{8, 16}, {4, 16}, {4}})};
+  const auto ops = ampbench::profile::attribute_ops(e);
+  const auto& attention = find(ops, "aten::_scaled_dot_product_flash_attention_for_cpu_backward", 50);
+  EXPECT_TRUE(attention.low_precision);
+  EXPECT_EQ(attention.matmul_flops, 2.0 * 4.0 * (2 * 4 * 8 * 16) * 8);  // twice the forward's 4 B H L S E
+  EXPECT_FALSE(find(ops, "aten::linear", 40).low_precision);
+}
+
+TEST(ProfileOps, TheSummaryAddsUpAndAuditsThePrecision) {
+  const auto events = planted_step();
+  const auto p = ampbench::profile::summarize_profile(events, ampbench::profile::attribute_ops(events), true);
+  EXPECT_DOUBLE_EQ(p.step_seconds, 1000e-9);
+  EXPECT_NEAR(p.op_seconds, (400 + 200 + 80) * 1e-9, 1e-15);  // the roots' time, each op's own counted once
+  EXPECT_NEAR(p.overhead_seconds, 320e-9, 1e-15);
+  // Half the matrix FLOPs (the forward's) ran in bf16; the backward's mm ran in fp32, outside autocast.
+  ASSERT_TRUE(p.precision.low_precision_flop_share);
+  EXPECT_DOUBLE_EQ(*p.precision.low_precision_flop_share, 0.5);
+  EXPECT_TRUE(p.precision.fp32_in_autocast.empty());  // the fp32 mm is in the backward pass
+  EXPECT_NEAR(p.precision.cast_seconds, 40e-9, 1e-15);
+}
+
+TEST(ProfileOps, OnAGpuAnOpsTimeIsItsKernels) {
+  auto events = planted_step();
+  events.ops[3].correlation_id = 7;  // the bf16 addmm launched two kernels
+  events.device = {{120, 7}, {30, 7}, {55, 99}};
+  const auto ops = ampbench::profile::attribute_ops(events);
+  EXPECT_EQ(find(ops, "aten::addmm", 150).inclusive_ns, 150);
+  EXPECT_EQ(find(ops, "aten::addmm", 0).inclusive_ns, 150);  // the fp32 wrapper launched none itself
+}
+
+// A tiny MLP run as the experiment runs it, with the profiled pass on.
+ampbench::config::ExperimentConfig tiny(int64_t steps) {
+  nlohmann::json doc = {
+      {"name", "profile"},
+      {"model", {{"type", "mlp"}, {"options", {{"width", 32}, {"depth", 2}}}}},
+      {"data",
+       {{"synthetic", {{"train_samples", 64}, {"val_samples", 16}, {"shape", {16}}, {"classes", 4}}}}},
+      {"train", {{"epochs", 2}, {"batch_size", 16}, {"warmup_steps", 1}}},
+      {"precision", {{"modes", {"fp32", "fp16", "bf16"}}}},
+      {"profile", {{"steps", steps}, {"warmup_steps", 2}}},
+      {"device", "cpu"}};
+  return ampbench::config::parse_experiment_config(doc);
+}
+
+const ampbench::profile::ModeProfile& profile_of(const ampbench::train::ExperimentResult& r,
+                                                 PrecisionMode mode) {
+  for (const auto& p : r.profiles) {
+    if (p.mode == mode && p.profile) return *p.profile;
+  }
+  throw std::runtime_error("no profile");
+}
+
+TEST(ProfiledPass, SixteenBitModesRunTheirMatrixWorkInSixteenBitAndFp32InNone) {
+  const auto result = ampbench::train::Experiment(tiny(3), torch::kCPU).run();
+  ASSERT_EQ(result.profiles.size(), 3u);
+  EXPECT_EQ(profile_of(result, PrecisionMode::fp32).precision.low_precision_flop_share, 0.0);
+  for (auto mode : {PrecisionMode::fp16, PrecisionMode::bf16}) {
+    const auto& p = profile_of(result, mode);
+    EXPECT_EQ(p.steps, 3);
+    ASSERT_TRUE(p.precision.low_precision_flop_share);
+    EXPECT_GE(*p.precision.low_precision_flop_share, 0.99) << ampbench::amp::to_string(mode);
+    EXPECT_GT(p.precision.cast_bytes, 0);
+    EXPECT_TRUE(p.precision.fp32_in_autocast.empty());
+  }
+}
+
+TEST(ProfiledPass, NoTimedEpochIsTakenWithTheProfilerOn) {
+  const auto config = tiny(4);
+  const auto result = ampbench::train::Experiment(config, torch::kCPU).run();
+  for (const auto& t : result.trials) {
+    ASSERT_EQ(t.epochs.size(), 2u);
+    for (const auto& e : t.epochs) EXPECT_FALSE(e.profiler_on);
+    EXPECT_EQ(t.epochs[0].timed_steps + t.epochs[1].timed_steps, 4 + 3);  // no profiled step among them
+  }
+  // The check can fail: a trial trained while a capture records says so.
+  auto dataset = ampbench::data::load_dataset(config.data, torch::kCPU);
+  auto model = config.model.spec->build();
+  ampbench::train::TrialRecord record;
+  ampbench::profile::KinetoCapture capture(false);
+  capture.start();
+  ampbench::train::Trainer(ampbench::train::TrainerOptions::from(config), dataset, torch::kCPU)
+      .run(PrecisionMode::fp32, *model, record);
+  bool written = false;
+  capture.stop({}, written);
+  ASSERT_FALSE(record.epochs.empty());
+  EXPECT_TRUE(record.epochs[0].profiler_on);
+}
+
+// The ops' own times, summed by class, are the time the outermost ops covered; with the framework's
+// overhead they are the step.
+TEST(ProfiledPass, ClassTimesAddUpToTheStep) {
+  const auto config = tiny(3);
+  auto dataset = ampbench::data::load_dataset(config.data, torch::kCPU);
+  auto model = config.model.spec->build();
+  bool written = false;
+  const auto events = ampbench::train::capture_profiled_steps(
+      PrecisionMode::bf16, *model, ampbench::train::TrainerOptions::from(config), dataset, torch::kCPU,
+      config.profile, {}, written);
+  const auto ops = ampbench::profile::attribute_ops(events);
+  const auto p = ampbench::profile::summarize_profile(events, ops, true);
+  // Outermost ops, found without the nesting: those no other op of their thread encloses.
+  double covered = 0;
+  for (const auto& o : events.ops) {
+    if (o.name.starts_with("ampbench::") || o.start_ns < events.steps.front().start_ns) continue;
+    bool enclosed = false;
+    for (const auto& other : events.ops) {
+      enclosed |= &other != &o && !other.name.starts_with("ampbench::") && other.thread == o.thread &&
+                  other.start_ns <= o.start_ns && o.end_ns <= other.end_ns &&
+                  (other.start_ns < o.start_ns || other.end_ns > o.end_ns || &other < &o);
+    }
+    if (!enclosed) covered += double(o.end_ns - o.start_ns) * 1e-9 / double(p.steps);
+  }
+  double classes = 0;
+  for (const auto& c : p.classes) classes += c.seconds;
+  EXPECT_NEAR(classes, covered, 0.001 * p.step_seconds);
+  EXPECT_LE(classes, p.step_seconds * 1.001);
+  EXPECT_NEAR(classes + p.overhead_seconds, p.step_seconds, 1e-12);
+  EXPECT_GE(p.overhead_seconds, 0);
+}
+
+// A model whose first layer runs outside autocast, as a model that casts back to fp32 would.
+class Fp32Island : public ampbench::models::Network {
+ public:
+  Fp32Island() {
+    wide_ = register_module("wide", torch::nn::Linear(16, 256));
+    head_ = register_module("head", torch::nn::Linear(256, 4));
+  }
+  torch::Tensor forward(const torch::Tensor& inputs) override {
+    torch::Tensor hidden;
+    {
+      at::autocast::set_autocast_enabled(at::kCPU, false);
+      hidden = wide_->forward(inputs.to(torch::kFloat));
+      at::autocast::set_autocast_enabled(at::kCPU, true);
+    }
+    return head_->forward(hidden);
+  }
+
+ private:
+  torch::nn::Linear wide_{nullptr}, head_{nullptr};
+};
+
+TEST(ProfiledPass, AnFp32OpUnderAutocastLowersTheShareAndRaisesTheWarningAndGate) {
+  const auto config = tiny(3);
+  auto dataset = ampbench::data::load_dataset(config.data, torch::kCPU);
+  Fp32Island model;
+  const auto p =
+      ampbench::train::profile_mode(PrecisionMode::bf16, model, ampbench::train::TrainerOptions::from(config),
+                                    dataset, torch::kCPU, config.profile, {});
+  ASSERT_TRUE(p.precision.low_precision_flop_share);
+  EXPECT_LT(*p.precision.low_precision_flop_share, 0.5);  // the wide layer has most of the FLOPs
+  ASSERT_FALSE(p.precision.fp32_in_autocast.empty());
+  EXPECT_EQ(p.precision.fp32_in_autocast.front().name, "aten::addmm");
+  EXPECT_GT(p.precision.fp32_in_autocast_seconds, 0);
+
+  auto report = ampbench::testing::run_and_analyse(config);
+  report.measured.profiles = {{PrecisionMode::bf16, p, std::nullopt}};
+  int warned = 0;
+  for (const auto& w : ampbench::report::find_warnings(report))
+    warned += w.kind == ampbench::report::WarningKind::precision_not_applied && w.mode == PrecisionMode::bf16;
+  EXPECT_EQ(warned, 1);
+  report.summary = ampbench::report::summarize(report.context, report.measured);
+  const ampbench::config::Gates gates{
+      {ampbench::config::Gate::min_low_precision_flop_share, {{PrecisionMode::bf16, 0.9}}}};
+  const auto verdicts = ampbench::report::check_gates(gates, report.summary);
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_FALSE(verdicts[0].passed) << verdicts[0].message;
+}
+
+}  // namespace
