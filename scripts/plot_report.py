@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Draws an ampbench report.json as figures: loss curves per mode, epoch time per mode, peak-memory bars.
+"""Draws an ampbench report.json as figures: loss curves per mode, epoch time per mode, peak-memory bars,
+and where a profiled step's time went.
 
 Usage: scripts/plot_report.py REPORT.json [--out DIR] [--format png|svg]
-Writes loss.<fmt>, epoch_time.<fmt> and memory.<fmt> into DIR (default: the report's folder).
+Writes loss.<fmt>, epoch_time.<fmt> and memory.<fmt> into DIR (default: the report's folder), and
+time_by_class.<fmt> when the report has a profile that ran ("profiles", status ok).
 Needs matplotlib (in the project's .venv: .venv/bin/python scripts/plot_report.py ...).
 """
 import argparse
@@ -16,6 +18,10 @@ matplotlib.use("Agg")  # files only, no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
 plt.rcParams["svg.fonttype"] = "none"  # SVG text stays text: searchable, and smaller than glyph outlines
+
+# Op classes of a profile, stacked in this order from the bottom; the framework's overhead goes on top.
+CLASSES = ("matmul_conv", "attention", "normalization", "elementwise", "reduction_loss", "cast", "optimizer",
+           "data_movement", "other")
 
 
 def by_mode(report):
@@ -97,6 +103,38 @@ def plot_memory(report, path):
     plt.close(fig)
 
 
+def ok_profiles(report):
+    """The profiles that ran, in the order the modes were profiled; none when the report has no profiles."""
+    return [p for p in report.get("profiles", []) if p["status"] == "ok"]
+
+
+def class_seconds(profile):
+    """A profile's seconds per op class, summed over the phases (forward, backward, optimizer, other)."""
+    seconds = dict.fromkeys(CLASSES, 0.0)
+    for entry in profile["classes"]:
+        seconds[entry["class"]] += entry["seconds"]
+    return seconds
+
+
+def plot_time_by_class(report, path):
+    profiles = ok_profiles(report)
+    per_class = [class_seconds(p) for p in profiles]
+    segments = [(name, [s[name] for s in per_class]) for name in CLASSES]
+    segments.append(("framework overhead", [p["overhead_seconds"] for p in profiles]))
+    fig, ax = plt.subplots(figsize=(8, 4))
+    bottom = [0.0] * len(profiles)
+    for i, (name, seconds) in enumerate(segments):  # colour by place in the list: the same in every bar
+        ms = [s * 1000 for s in seconds]
+        ax.bar([p["mode"] for p in profiles], ms, bottom=bottom, label=name, color=f"C{i}")
+        bottom = [b + m for b, m in zip(bottom, ms)]
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend(handles[::-1], labels[::-1], loc="upper left", bbox_to_anchor=(1, 1))  # top of the stack first
+    ax.set(ylabel="ms per profiled step", title="Where the time went (profiled steps)")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("report", type=pathlib.Path)
@@ -120,7 +158,10 @@ def main(argv):
     out = args.out or args.report.parent
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, draw in (("loss", plot_losses), ("epoch_time", plot_epoch_times), ("memory", plot_memory)):
+    figures = [("loss", plot_losses), ("epoch_time", plot_epoch_times), ("memory", plot_memory)]
+    if ok_profiles(report):
+        figures.append(("time_by_class", plot_time_by_class))
+    for name, draw in figures:
         path = out / f"{name}.{args.format}"
         draw(report, path)
         written.append(str(path))
