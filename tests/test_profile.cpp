@@ -1,6 +1,8 @@
 // The profiled pass: op classes, the attribution of time and FLOPs on planted events, and the real
 // profiler on a tiny model (16-bit shares, a planted fp32 op under autocast, additivity, and that no timed
 // figure comes from a profiled step).
+#include <csignal>
+
 #include <ATen/autocast_mode.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -16,6 +18,7 @@
 #include "report/warnings.h"
 #include "train/experiment.h"
 #include "train/profiled_pass.h"
+#include "train/stop_request.h"
 #include "train/trainer.h"
 
 namespace {
@@ -223,6 +226,35 @@ TEST(ProfiledPass, ClassTimesAddUpToTheStep) {
   EXPECT_LE(classes, p.step_seconds * 1.001);
   EXPECT_NEAR(classes + p.overhead_seconds, p.step_seconds, 1e-12);
   EXPECT_GE(p.overhead_seconds, 0);
+}
+
+// A model that is interrupted (SIGINT, as by Ctrl-C) in its Nth forward pass.
+class InterruptedAt : public ampbench::models::Network {
+ public:
+  InterruptedAt(std::shared_ptr<ampbench::models::Network> inner, int at)
+      : inner_(register_module("inner", std::move(inner))), at_(at) {}
+  torch::Tensor forward(const torch::Tensor& inputs) override {
+    if (++calls_ == at_) std::raise(SIGINT);
+    return inner_->forward(inputs);
+  }
+
+ private:
+  std::shared_ptr<ampbench::models::Network> inner_;
+  int at_, calls_ = 0;
+};
+
+TEST(ProfiledPass, AStopRequestEndsThePassAfterTheStepItCameIn) {
+  const auto config = tiny(5);  // 2 warm-up steps, then 5 profiled
+  auto dataset = ampbench::data::load_dataset(config.data, torch::kCPU);
+  InterruptedAt model(config.model.spec->build(), 4);  // in the second profiled step
+  ampbench::train::StopRequest::install_signal_handlers();
+  bool written = false;
+  const auto events = ampbench::train::capture_profiled_steps(
+      PrecisionMode::bf16, model, ampbench::train::TrainerOptions::from(config), dataset, torch::kCPU,
+      config.profile, {}, written);
+  ampbench::train::StopRequest::reset();
+  std::signal(SIGINT, SIG_DFL);
+  EXPECT_EQ(events.steps.size(), 2u);
 }
 
 // A model whose first layer runs outside autocast, as a model that casts back to fp32 would.

@@ -5,6 +5,7 @@
 #include "data/batch_order.h"
 #include "measure/device.h"
 #include "profile/kineto_capture.h"
+#include "train/stop_request.h"
 #include "train/training_step.h"
 
 namespace ampbench::train {
@@ -76,11 +77,14 @@ profile::CapturedEvents capture_profiled_steps(amp::PrecisionMode mode, models::
   StepSequence steps(step, options, dataset, device);
   model.train();
   step.zero_grad();
-  for (int64_t i = 0; i < profile.warmup_steps; ++i) steps.run(i);
+  // A stop request ends the pass at the next step boundary; the steps profiled so far are summarised.
+  for (int64_t i = 0; i < profile.warmup_steps && !StopRequest::requested(); ++i) steps.run(i);
   measure::synchronize(device);
   profile::KinetoCapture capture(device.is_cuda());
   capture.start();
-  for (int64_t i = profile.warmup_steps; i < profile.warmup_steps + profile.steps; ++i) steps.run_marked(i);
+  for (int64_t i = profile.warmup_steps;
+       i < profile.warmup_steps + profile.steps && !StopRequest::requested(); ++i)
+    steps.run_marked(i);
   return capture.stop(trace_path, trace_written);
 }
 
