@@ -3,26 +3,20 @@
 #include "report/csv_cells.h"
 #include "report/csv_report.h"
 #include "report/profile_view.h"
+#include "report/text_table.h"
 
 namespace ampbench::report {
 namespace {
 
 using profile::ModeProfile;
 
-std::string list_cell(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : " ") + item;
-  return text_cell(out);
-}
+std::string list_cell(const std::vector<std::string>& items) { return text_cell(join(items, " ")); }
 
+// "512x128 128x3072": sizes joined by x, shapes by spaces; a 0-d tensor is "scalar".
 std::string shapes_cell(const std::vector<std::vector<int64_t>>& shapes) {
-  std::string out;
-  for (const auto& shape : shapes) {
-    std::string dims;
-    for (auto d : shape) dims += (dims.empty() ? "" : "x") + std::to_string(d);
-    out += (out.empty() ? "" : " ") + (dims.empty() ? std::string("scalar") : dims);
-  }
-  return text_cell(out);
+  std::vector<std::string> items;
+  for (const auto& shape : shapes) items.push_back(shape.empty() ? "scalar" : join_sizes(shape, "x"));
+  return text_cell(join(items, " "));
 }
 
 // The cells every row shares: mode, row kind, phase, class, op, seconds, share, ratio.

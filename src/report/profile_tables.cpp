@@ -67,21 +67,12 @@ bool worth_a_row(const RunReport& report, profile::Phase phase, profile::OpClass
   return false;
 }
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
-  return out;
-}
-
 // "[128, 512] [512]": tensor shapes as the trace shows them.
 std::string shapes_text(const std::vector<std::vector<int64_t>>& shapes) {
-  std::string out;
-  for (const auto& shape : shapes) {
-    std::string dims;
-    for (auto d : shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
-    out += (out.empty() ? "[" : " [") + dims + "]";
-  }
-  return out;
+  std::vector<std::string> items;
+  for (const auto& shape : shapes)
+    items.push_back(std::string(1, '[').append(join_sizes(shape, ", ")).append("]"));
+  return join(items, " ");
 }
 
 // "c10::BFloat16" reads as "bf16" in a table.
@@ -97,7 +88,7 @@ std::string dtype_text(const std::string& dtype) {
 std::string dtypes_text(const std::vector<std::string>& dtypes) {
   std::vector<std::string> names;
   for (const auto& d : dtypes) names.push_back(dtype_text(d));
-  return joined(names);
+  return join(names, ",");
 }
 
 }  // namespace
@@ -145,13 +136,14 @@ TextRows precision_audit_table(const RunReport& report) {
     const auto* p = &*record.profile;
     const auto& a = p->precision;
     const bool autocast = amp::autocast_dtype(mode).has_value();
-    rows.push_back({std::string(amp::to_string(mode)), percent(a.low_precision_flop_share),
-                    autocast ? std::to_string(a.fp32_in_autocast.size()) + " (" +
-                                   percent(step_share(*p, a.fp32_in_autocast_seconds)) + ")"
-                             : "-",
-                    percent(step_share(*p, a.cast_seconds)), format_number("%.1f", a.cast_bytes / (1024.0 * 1024.0)),
-                    percent(step_share(*p, p->overhead_seconds)), format_number("%.1f s", record.wall_seconds),
-                    p->trace_file.empty() ? "-" : p->trace_file});
+    rows.push_back(
+        {std::string(amp::to_string(mode)), percent(a.low_precision_flop_share),
+         autocast ? std::to_string(a.fp32_in_autocast.size()) + " (" +
+                        percent(step_share(*p, a.fp32_in_autocast_seconds)) + ")"
+                  : "-",
+         percent(step_share(*p, a.cast_seconds)), format_number("%.1f", a.cast_bytes / (1024.0 * 1024.0)),
+         percent(step_share(*p, p->overhead_seconds)), format_number("%.1f s", record.wall_seconds),
+         p->trace_file.empty() ? "-" : p->trace_file});
   }
   return rows;
 }
@@ -165,7 +157,8 @@ std::string profile_footnote(const RunReport& report) {
       << " steps after " << first.warmup_steps << " warm-up, per step; op times are "
       << (first.device_time ? "their kernels' on the device" : "host times of each op less the ops it called")
       << "; share: of the profiled step; framework overhead: step - ops; rows under "
-      << format_number("%.1f", 100 * kMinRowShare) << "% of the step in every mode left out (all in report.json and "
+      << format_number("%.1f", 100 * kMinRowShare)
+      << "% of the step in every mode left out (all in report.json and "
       << "profile.csv); matrix FLOPs: products, convolutions and attention, counted once per op";
   return out.str();
 }

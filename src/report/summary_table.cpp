@@ -24,7 +24,8 @@ std::string speedup_text(const ModeSummary& s) {
   if (!s.speedup_vs_fp32) return "-";
   std::string text = format_number("%.2fx", *s.speedup_vs_fp32);
   if (s.speedup_interval) {
-    text += format_number(" [%.2f", s.speedup_interval->low) + format_number("-%.2f]", s.speedup_interval->high);
+    text +=
+        format_number(" [%.2f", s.speedup_interval->low) + format_number("-%.2f]", s.speedup_interval->high);
   }
   return text;
 }
@@ -59,14 +60,15 @@ TextRows summary_table(const RunReport& report) {
       rows.push_back(row);
       continue;
     }
-    rows.push_back({std::string(amp::to_string(s->mode)), std::to_string(s->trials),
-                    or_dash(s->epoch_seconds.median, "%.3f s"), or_dash(s->samples_per_second.median, "%.1f"),
-                    speedup_text(*s),
-                    s->samples_per_second.cv ? format_number("%.1f%%", 100.0 * *s->samples_per_second.cv) : "-",
-                    or_dash(s->achieved_tflops, "%.3g"), s->mfu ? format_number("%.1f%%", 100.0 * *s->mfu) : "-",
-                    mebibytes(s->peak_bytes), or_dash(s->memory_ratio_vs_fp32, "%.2f"),
-                    s->activation_bytes ? mebibytes(*s->activation_bytes) : "-",
-                    or_dash(s->activation_ratio_vs_fp32, "%.2f")});
+    rows.push_back(
+        {std::string(amp::to_string(s->mode)), std::to_string(s->trials),
+         or_dash(s->epoch_seconds.median, "%.3f s"), or_dash(s->samples_per_second.median, "%.1f"),
+         speedup_text(*s),
+         s->samples_per_second.cv ? format_number("%.1f%%", 100.0 * *s->samples_per_second.cv) : "-",
+         or_dash(s->achieved_tflops, "%.3g"), s->mfu ? format_number("%.1f%%", 100.0 * *s->mfu) : "-",
+         mebibytes(s->peak_bytes), or_dash(s->memory_ratio_vs_fp32, "%.2f"),
+         s->activation_bytes ? mebibytes(*s->activation_bytes) : "-",
+         or_dash(s->activation_ratio_vs_fp32, "%.2f")});
   }
   return rows;
 }
@@ -121,7 +123,8 @@ std::string summary_footnote(const RunReport& report) {
   text << "; memory above the staged data, by " << finished->memory.probe
        << "; activations = peak - (weights + gradients + optimizer state)";
   if (const auto& flops = report.measured.train_flops_per_sample) {
-    text << "; TFLOP/s from " << format_number("%.4g", *flops / 1e9) << " GFLOP per training sample (analytical)";
+    text << "; TFLOP/s from " << format_number("%.4g", *flops / 1e9)
+         << " GFLOP per training sample (analytical)";
   }
   text << "; " << fidelity_footnote(report);
   return text.str();

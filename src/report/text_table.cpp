@@ -6,6 +6,21 @@
 
 namespace ampbench::report {
 
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += separator;
+    out += items[i];
+  }
+  return out;
+}
+
+std::string join_sizes(const std::vector<int64_t>& sizes, const std::string& separator) {
+  std::vector<std::string> items;
+  for (auto size : sizes) items.push_back(std::to_string(size));
+  return join(items, separator);
+}
+
 std::string format_number(const char* pattern, double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, pattern, value);
