@@ -88,4 +88,42 @@ status=0
 CUDA_HOME=$t/nowhere PATH=$t/gpu:$PATH flavour cmake-args "$cuda13" >/dev/null 2>"$t/err" || status=$?
 expect_eq "$status" 2 "a CUDA_HOME without nvcc"
 expect_eq "$(cat "$t/err")" "ampbench setup: CUDA_HOME/CUDA_PATH is $t/nowhere, which has no bin/nvcc" "its one line"
+
+# No toolkit on the machine (nothing on PATH, no standard folder): refused in one line until PyPI's
+# packages lie beside torch; then pypi-toolkit adds the links nvcc.profile and CMake look for, and
+# cmake-args builds against that tree.
+bare_path=$t/bare
+mkdir -p "$bare_path"
+for tool in bash dirname basename readlink head grep sed sort paste mkdir ln; do
+  ln -sf "$(command -v "$tool")" "$bare_path/$tool"
+done
+ln -sf "$(python3 -c 'import sys; print(sys.executable)')" "$bare_path/python3"  # not a shim that needs more
+bare() { env -u CUDA_HOME -u CUDA_PATH AMPBENCH_CUDA_STANDARD_ROOT=$t/no-standard-folder PATH=$t/nogpu:$bare_path \
+  "$root/scripts/torch-flavour" "$@"; }
+status=0
+bare toolkit "$cuda13" >/dev/null 2>"$t/err" || status=$?
+expect_eq "$status:$(cat "$t/err")" "1:" "no toolkit at all: status 1, silent"
+status=0
+bare cmake-args "$cuda13" >/dev/null 2>"$t/err" || status=$?
+expect_eq "$status" 2 "no toolkit for cmake-args"
+expect_eq "$(cat "$t/err")" \
+  "ampbench setup: torch is a CUDA 13.0 build, and no CUDA toolkit is installed (set CUDA_HOME, or install CUDA 13's toolkit)" \
+  "its one line"
+pypi=$t/site-13.0/nvidia/cu13
+status=0
+bare pypi-toolkit "$cuda13" >/dev/null 2>"$t/err" || status=$?
+expect_eq "$status:$(cat "$t/err")" \
+  "2:ampbench setup: $cuda13 has no CUDA compiler from PyPI (requirements-cuda-toolkit.txt)" "no nvcc from PyPI yet"
+mkdir -p "$pypi/bin" "$pypi/include"
+cp "$t/cuda-13.0/bin/nvcc" "$pypi/bin/nvcc"
+touch "$pypi/lib/libcudart.so.13" "$pypi/include/cuda_runtime.h"
+touch "$t/site-13.0/nvidia/__init__.py"  # what makes nvidia importable as the real packages do
+expect_eq "$(bare pypi-toolkit "$cuda13")" "$pypi" "pypi-toolkit prints the tree's root"
+[[ -f $pypi/targets/x86_64-linux/include/cuda_runtime.h && -e $pypi/lib64/libcudart.so.13 ]] ||
+  fail "nvcc.profile's targets/x86_64-linux and FindCUDA's lib64 lead to the tree's include and lib"
+expect_eq "$(readlink "$pypi/lib/libcudart.so")" libcudart.so.13 "the unversioned libcudart.so"
+expect_eq "$(bare toolkit "$cuda13")" "$pypi" "the PyPI tree is found once it is complete"
+expect_eq "$(bare cmake-args "$cuda13" | head -2)" "-DCMAKE_CUDA_COMPILER=$pypi/bin/nvcc
+-DCUDA_TOOLKIT_ROOT_DIR=$pypi" "cmake-args uses it"
+expect_eq "$(bare pypi-toolkit "$cuda13")" "$pypi" "pypi-toolkit again changes nothing"
 echo "torch-flavour: every decision as expected"
