@@ -12,6 +12,7 @@
 #include <torch/cuda.h>
 #include <nlohmann/json.hpp>
 
+#include "build_paths.h"
 #include "data_files.h"
 #include "measure/cpu_features.h"
 #include "measure/environment.h"
@@ -19,6 +20,10 @@
 #include "temp_dir_test.h"
 
 namespace fs = std::filesystem;
+
+using ampbench::testing::ampbench_binary;
+using ampbench::testing::source_dir;
+using ampbench::testing::torch_choice;
 
 namespace {
 
@@ -40,7 +45,7 @@ class Cli : public ampbench::testing::TempDirTest {
   // `shell_prefix` runs before ampbench in the same shell, e.g. to set a limit for it alone.
   Result run(const std::string& args, const std::string& shell_prefix = "") {
     auto err_path = dir_ / "stderr.txt";
-    std::string command = shell_prefix + AMPBENCH_BINARY + " " + args + " 2>" + err_path.string();
+    std::string command = shell_prefix + ampbench_binary() + " " + args + " 2>" + err_path.string();
     FILE* pipe = popen(command.c_str(), "r");
     std::string out;
     char buffer[4096];
@@ -58,7 +63,7 @@ class Cli : public ampbench::testing::TempDirTest {
 
   // The tests' tiny experiment (tests/tiny_config.json, which the shell tests run too), into out/.
   nlohmann::json tiny_config() {
-    std::ifstream in(fs::path(AMPBENCH_SOURCE_DIR) / "tests" / "tiny_config.json");
+    std::ifstream in(fs::path(source_dir()) / "tests" / "tiny_config.json");
     auto config = nlohmann::json::parse(in);
     config["output"] = {{"dir", (dir_ / "out").string()}};
     return config;
@@ -99,7 +104,7 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
   EXPECT_EQ(report["config"]["name"], "tiny");
   EXPECT_EQ(report["environment"]["device"], "cpu");
   EXPECT_FALSE(report["environment"]["libtorch_version"].get<std::string>().empty());
-  EXPECT_EQ(report["environment"]["libtorch_choice"], AMPBENCH_TORCH_CHOICE);  // as the set-up configured it
+  EXPECT_EQ(report["environment"]["libtorch_choice"], torch_choice());  // as the set-up configured it
   // The allocator the run actually had: tcmalloc where the build linked it (so the link took), else
   // glibc's with its thresholds settled. A sanitized build's runtime replaces malloc either way.
 #if defined(AMPBENCH_LINKS_TCMALLOC)
@@ -374,8 +379,7 @@ TEST_F(Cli, VersionHelpAndListModels) {
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_NE(version.out.find("ampbench "), std::string::npos);
   EXPECT_NE(version.out.find("LibTorch "), std::string::npos);
-  EXPECT_NE(version.out.find(std::string("chosen: ") + AMPBENCH_TORCH_CHOICE), std::string::npos)
-      << version.out;
+  EXPECT_NE(version.out.find("chosen: " + torch_choice()), std::string::npos) << version.out;
   auto help = run("--help");
   EXPECT_EQ(help.exit_code, 0);
   for (const char* option : {"--config", "--modes", "--epochs", "--device", "--out", "--seed", "--quiet",

@@ -8,11 +8,13 @@
 #include <gtest/gtest.h>
 #include <torch/cuda.h>
 
+#include "build_paths.h"
 #include "config/experiment_config.h"
 #include "measure/device.h"
 #include "models/registry.h"
 
 using ampbench::config::parse_experiment_config;
+using ampbench::testing::source_dir;
 using ampbench::util::InputError;
 using nlohmann::json;
 
@@ -68,7 +70,7 @@ TEST(Config, AValidConfigParsesWithDefaultsFilledIn) {
 TEST(Config, EveryShippedConfigParses) {
   int count = 0;
   for (const char* folder : {"/configs", "/benchmarks"}) {
-    for (const auto& file : std::filesystem::directory_iterator(std::string(AMPBENCH_SOURCE_DIR) + folder)) {
+    for (const auto& file : std::filesystem::directory_iterator(source_dir() + folder)) {
       if (file.path().extension() != ".json") continue;
       SCOPED_TRACE(file.path().string());
       EXPECT_NO_THROW(parse_experiment_config(ampbench::config::read_config_file(file.path())));
@@ -84,8 +86,8 @@ TEST(Config, TheGpuTransformerConfigsAreTheFullSizedModels) {
        {std::tuple{"vit-b16.json", "vit", ampbench::models::InputSpec{{3, 224, 224}, 1000}},
         std::tuple{"llama-1b.json", "llama", ampbench::models::InputSpec{{2048}, 128'256, true}}}) {
     SCOPED_TRACE(file);
-    auto config = parse_experiment_config(
-        ampbench::config::read_config_file(std::string(AMPBENCH_SOURCE_DIR "/configs/") + file));
+    auto config =
+        parse_experiment_config(ampbench::config::read_config_file(source_dir() + "/configs/" + file));
     EXPECT_EQ(config.data.shape, data.sample_shape);
     EXPECT_EQ(config.data.classes, data.num_classes);
     json no_options = json::object();
@@ -229,7 +231,7 @@ TEST(Config, UnreadableOrMalformedFilesAreConfigErrors) {
 // config or an InputError, never another exception.
 TEST(Config, FuzzCorpusNeverCrashes) {
   int count = 0;
-  for (const auto& file : std::filesystem::directory_iterator(AMPBENCH_SOURCE_DIR "/tests/fuzz/corpus")) {
+  for (const auto& file : std::filesystem::directory_iterator(source_dir() + "/tests/fuzz/corpus")) {
     SCOPED_TRACE(file.path().string());
     try {
       parse_experiment_config(ampbench::config::read_config_file(file.path()));

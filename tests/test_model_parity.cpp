@@ -17,17 +17,19 @@
 
 #include "models/registry.h"
 
+#include "build_paths.h"
 #include "temp_dir_test.h"
 
 namespace fs = std::filesystem;
 using ampbench::models::InputSpec;
+using ampbench::testing::source_dir;
 
 namespace {
 
 constexpr int kSkipped = 77;  // model_oracles.py: the original's package is not installed
 
 std::string oracle_python() {
-  const fs::path venv = AMPBENCH_SOURCE_DIR "/.venv-cuda/bin/python";
+  const fs::path venv = fs::path(source_dir()) / ".venv-cuda" / "bin" / "python";
   return fs::exists(venv) ? venv.string() : "python3";
 }
 
@@ -83,7 +85,7 @@ class ModelParity : public ampbench::testing::TempDirTest {
 
   void run_original(const std::string& model) {
     const auto log = dir_ / "oracle.log";
-    const std::string command = oracle_python() + " " AMPBENCH_SOURCE_DIR "/tests/parity/model_oracles.py " +
+    const std::string command = oracle_python() + " " + source_dir() + "/tests/parity/model_oracles.py " +
                                 model + " " + (dir_ / "spec.json").string() + " " +
                                 (dir_ / "in.pt").string() + " " + (dir_ / "out.pt").string() + " > " +
                                 log.string() + " 2>&1";

@@ -10,6 +10,7 @@
 #include <torch/torch.h>
 
 #include "amp/grad_scaler.h"
+#include "build_paths.h"
 #include "config/experiment_config.h"
 #include "data/batch_order.h"
 #include "data/load_dataset.h"
@@ -22,6 +23,9 @@
 #include "temp_dir_test.h"
 
 namespace fs = std::filesystem;
+using ampbench::testing::ampbench_binary;
+using ampbench::testing::source_dir;
+using ampbench::testing::test_python;
 
 namespace {
 
@@ -35,8 +39,7 @@ class PythonParity : public ampbench::testing::TempDirTest {
   }
   // Runs a script of tests/parity with the project's Python.
   void python(const std::string& script, const std::string& arguments) {
-    shell(std::string(AMPBENCH_TEST_PYTHON) + " " + AMPBENCH_SOURCE_DIR "/tests/parity/" + script + " " +
-          arguments);
+    shell(test_python() + " " + source_dir() + "/tests/parity/" + script + " " + arguments);
   }
 
   static std::string read(const fs::path& path) {
@@ -65,11 +68,11 @@ class PythonParity : public ampbench::testing::TempDirTest {
     SCOPED_TRACE(config.dump());
     std::ofstream(dir_ / "config.json") << config.dump();
     const auto config_path = (dir_ / "config.json").string();
-    ASSERT_NO_FATAL_FAILURE(shell(std::string(AMPBENCH_BINARY) + " --config " + config_path +
-                                  " -q --export-json " + (dir_ / "a.json").string()));
-    ASSERT_NO_FATAL_FAILURE(shell(std::string(AMPBENCH_TEST_PYTHON) +
-                                  " " AMPBENCH_SOURCE_DIR "/scripts/peer_pytorch.py " + config_path +
-                                  " --out " + (dir_ / "b.json").string() + " --ampbench " AMPBENCH_BINARY));
+    ASSERT_NO_FATAL_FAILURE(shell(ampbench_binary() + " --config " + config_path + " -q --export-json " +
+                                  (dir_ / "a.json").string()));
+    ASSERT_NO_FATAL_FAILURE(shell(test_python() + " " + source_dir() + "/scripts/peer_pytorch.py " +
+                                  config_path + " --out " + (dir_ / "b.json").string() + " --ampbench " +
+                                  ampbench_binary()));
     auto ampbench = nlohmann::json::parse(read(dir_ / "a.json"));
     auto peer = nlohmann::json::parse(read(dir_ / "b.json"));
     ASSERT_EQ(peer["summary"].size(), modes);

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "build_paths.h"
 #include "report/console_report.h"
 #include "report/csv_report.h"
 #include "report/json_report.h"
@@ -19,7 +20,7 @@ using namespace ampbench::testing;
 namespace {
 
 void expect_snapshot(const std::string& name, const std::string& actual) {
-  auto path = std::filesystem::path(AMPBENCH_SOURCE_DIR) / "tests" / "snapshots" / name;
+  auto path = std::filesystem::path(source_dir()) / "tests" / "snapshots" / name;
   if (std::getenv("AMPBENCH_UPDATE_SNAPSHOTS")) {
     std::ofstream(path) << actual;
     return;
@@ -99,7 +100,7 @@ TEST(Renderers, TheProfiledPassInEveryFormat) {
 }
 
 TEST(Renderers, JsonFollowsTheSchemaDocument) {
-  std::ifstream in(std::filesystem::path(AMPBENCH_SOURCE_DIR) / "docs" / "report.schema.json");
+  std::ifstream in(std::filesystem::path(source_dir()) / "docs" / "report.schema.json");
   ASSERT_TRUE(in);
   auto schema = nlohmann::json::parse(in);
   expect_matches_schema(to_json(fixed_report()), schema, "");
