@@ -103,6 +103,25 @@ bare() { env -u CUDA_HOME -u CUDA_PATH AMPBENCH_CUDA_STANDARD_ROOT=$t/no-standar
 status=0
 bare toolkit "$cuda13" >/dev/null 2>"$t/err" || status=$?
 expect_eq "$status:$(cat "$t/err")" "1:" "no toolkit at all: status 1, silent"
+# Where it comes from then: PyPI, but only into a venv the set-up installed torch into (its marker file)
+# and only for the CUDA major of requirements-cuda-toolkit.txt; a CPU torch needs none.
+fake_venv() {  # PYTHON -> that python inside a venv the set-up made
+  mkdir -p "$t/venv-$(basename "$1")/bin"
+  touch "$t/venv-$(basename "$1")/.installed-requirements-cuda.txt"
+  ln -sf "$1" "$t/venv-$(basename "$1")/bin/python"
+  echo "$t/venv-$(basename "$1")/bin/python"
+}
+expect_eq "$(bare toolkit-source "$cpu")" none "a CPU torch needs no toolkit"
+expect_eq "$(bare toolkit-source "$(fake_venv "$cuda13")")" pypi "the set-up's venv: from PyPI"
+pypi_major=$(sed -n 's/^nvidia-cuda-nvcc==\([0-9]*\)\..*/\1/p' "$root/requirements-cuda-toolkit.txt")
+for python in "$cuda13" "$(fake_venv "$cuda12")"; do
+  status=0
+  bare toolkit-source "$python" >/dev/null 2>"$t/err" || status=$?
+  version=$("$python" -c 'import torch; print(torch.version.cuda)')
+  expect_eq "$status:$(cat "$t/err")" \
+    "2:ampbench setup: torch $python is a CUDA $version build and no CUDA toolkit is installed; the set-up installs only CUDA $pypi_major's, into the venvs it made: install CUDA ${version%%.*}'s toolkit or set CUDA_HOME" \
+    "refused: a torch outside the set-up's venvs, or of another CUDA major"
+done
 status=0
 bare cmake-args "$cuda13" >/dev/null 2>"$t/err" || status=$?
 expect_eq "$status" 2 "no toolkit for cmake-args"
@@ -123,6 +142,7 @@ expect_eq "$(bare pypi-toolkit "$cuda13")" "$pypi" "pypi-toolkit prints the tree
   fail "nvcc.profile's targets/x86_64-linux and FindCUDA's lib64 lead to the tree's include and lib"
 expect_eq "$(readlink "$pypi/lib/libcudart.so")" libcudart.so.13 "the unversioned libcudart.so"
 expect_eq "$(bare toolkit "$cuda13")" "$pypi" "the PyPI tree is found once it is complete"
+expect_eq "$(bare toolkit-source "$(fake_venv "$cuda13")")" installed "nothing more to install then"
 expect_eq "$(bare cmake-args "$cuda13" | head -2)" "-DCMAKE_CUDA_COMPILER=$pypi/bin/nvcc
 -DCUDA_TOOLKIT_ROOT_DIR=$pypi" "cmake-args uses it"
 expect_eq "$(bare pypi-toolkit "$cuda13")" "$pypi" "pypi-toolkit again changes nothing"
