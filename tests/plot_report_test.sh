@@ -3,8 +3,7 @@
 # that is not one.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-python=$root/.venv/bin/python
-[[ -x $python ]] || python=python3
+python=${1:?usage: plot_report_test.sh PYTHON (one with matplotlib)}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$python" "$root/scripts/plot_report.py" "$root/tests/snapshots/report.json" --out "$out" >/dev/null
