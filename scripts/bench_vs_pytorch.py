@@ -107,6 +107,8 @@ def main():
                         help="where the table and the rounds go (default: results/bench-vs-pytorch)")
     parser.add_argument("--ampbench", help="an ampbench binary to run as is (default: scripts/ampbench, which "
                                            "sets up and builds first)")
+    parser.add_argument("--python", help="the Python whose torch runs the peer; give the one the ampbench build "
+                                          "uses (default: .venv's, else python3)")
     args, overrides = parser.parse_known_args()
     if not Path(args.config).is_file():
         refuse(f"config {args.config}: no such file")
@@ -117,7 +119,8 @@ def main():
     binary = str(Path(args.ampbench).resolve()) if args.ampbench and Path(args.ampbench).exists() else args.ampbench
     ampbench = [binary] if binary else [str(ROOT / "scripts" / "ampbench")]
     peer_resolver = ["--ampbench", binary] if binary else []
-    python = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").exists() else "python3"
+    venv_python = ROOT / ".venv" / "bin" / "python"
+    python = args.python or (str(venv_python) if venv_python.exists() else "python3")
     work = Path(tempfile.mkdtemp(prefix="bench-vs-pytorch-"))
     rounds = []
     peer_env, peer_malloc_note = None, ""

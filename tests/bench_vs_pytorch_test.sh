@@ -2,10 +2,10 @@
 # scripts/bench_vs_pytorch.py on a tiny config: two rounds in flipped order, the peer under ampbench's host
 # malloc, a table with an interval and a verdict per mode, the rounds' figures beside it, and one-line
 # refusals of bad input (exit 2), the peer's included.
-# Usage: bench_vs_pytorch_test.sh AMPBENCH_BINARY
+# Usage: bench_vs_pytorch_test.sh AMPBENCH_BINARY PYTHON (the one whose torch the build uses)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ampbench=$1
+ampbench=$1 python=$2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cat > "$out/config.json" <<'JSON'
@@ -14,7 +14,7 @@ cat > "$out/config.json" <<'JSON'
  "train": {"epochs": 1, "batch_size": 16, "warmup_steps": 1}, "device": "cpu"}
 JSON
 "$root/scripts/bench_vs_pytorch.py" "$out/config.json" --rounds 2 --modes fp32,bf16 --ampbench "$ampbench" \
-  --peer-malloc ampbench --out "$out/results" > "$out/stdout" 2> "$out/stderr"
+  --python "$python" --peer-malloc ampbench --out "$out/results" > "$out/stdout" 2> "$out/stderr"
 grep "round" "$out/stderr" | awk '{print $NF}' | tr '\n' ' ' | grep -q "^ampbench PyTorch-Python PyTorch-Python ampbench " ||
   { echo "rounds not in flipped order:"; cat "$out/stderr"; exit 1; }
 table=$(ls "$out"/results/config-*.md)
@@ -39,8 +39,6 @@ for bad in "$out/missing.json --rounds 2" "$out/config.json --rounds 1"; do
   "$root/scripts/bench_vs_pytorch.py" $bad --ampbench "$ampbench" --out "$out/results" 2> "$out/err" || status=$?
   [[ $status == 2 && $(grep -c . "$out/err") == 1 ]] || { echo "bad input ($bad): exit $status"; cat "$out/err"; exit 1; }
 done
-python=$root/.venv/bin/python
-[[ -x $python ]] || python=python3
 sed 's|"synthetic": {[^}]*}|"mnist": {"dir": "'"$out"'/no-mnist"}|' "$out/config.json" > "$out/mnist.json"
 for bad in "$out/missing.json" "$out/mnist.json"; do
   status=0
