@@ -16,12 +16,18 @@ using ampbench::measure::judge_equivalence;
 using ampbench::report::FidelityVerdict;
 
 TEST(Equivalence, StudentTQuantilesMatchTheTables) {
-  EXPECT_NEAR(ampbench::measure::student_t_975(1), 12.7062, 1e-4);
-  EXPECT_NEAR(ampbench::measure::student_t_975(4), 2.7764, 1e-4);
-  EXPECT_NEAR(ampbench::measure::student_t_975(30), 2.0423, 1e-4);
-  EXPECT_NEAR(ampbench::measure::student_t_975(31), 2.0395, 1e-4);  // past the table: the expansion
-  EXPECT_NEAR(ampbench::measure::student_t_975(60), 2.0003, 1e-4);
-  EXPECT_NEAR(ampbench::measure::student_t_975(1000), 1.9623, 1e-4);
+  using ampbench::measure::t_critical;
+  EXPECT_NEAR(t_critical(1), 12.7062, 1e-4);
+  EXPECT_NEAR(t_critical(4), 2.7764, 1e-4);
+  EXPECT_NEAR(t_critical(30), 2.0423, 1e-4);
+  EXPECT_NEAR(t_critical(31), 2.0395, 1e-4);
+  EXPECT_NEAR(t_critical(60), 2.0003, 1e-4);
+  EXPECT_NEAR(t_critical(1000), 1.9623, 1e-4);
+  // Any level is exact, not only 95 %: t(0.995, 10) and t(0.95, 5) from the tables.
+  EXPECT_NEAR(t_critical(10, 0.99), 3.1693, 1e-4);
+  EXPECT_NEAR(t_critical(5, 0.90), 2.0150, 1e-4);
+  EXPECT_THROW(t_critical(0), std::invalid_argument);
+  EXPECT_THROW(t_critical(4, 1.0), std::invalid_argument);
 }
 
 TEST(Equivalence, SmallDifferencesWithATightIntervalAreEquivalent) {
@@ -47,7 +53,7 @@ TEST(Equivalence, AnIntervalAcrossTheToleranceIsUndecidedAndSaysHowManySamplesWo
   ASSERT_TRUE(j.samples_needed);
   // The advice is the first count whose interval, at this mean and spread, fits inside the tolerance.
   const double s = *j.stddev, margin = 0.05 - 0.01;
-  auto half = [&](int64_t n) { return ampbench::measure::student_t_975(n - 1) * s / std::sqrt(double(n)); };
+  auto half = [&](int64_t n) { return ampbench::measure::t_critical(n - 1) * s / std::sqrt(double(n)); };
   EXPECT_LT(half(*j.samples_needed), margin);
   EXPECT_GE(half(*j.samples_needed - 1), margin);
   EXPECT_GT(*j.samples_needed, 2);

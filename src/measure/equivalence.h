@@ -8,9 +8,9 @@
 
 namespace ampbench::measure {
 
-// Two-sided 97.5 % quantile of Student's t with `df` degrees of freedom (df >= 1): the factor of a 95 %
-// confidence interval of a mean from df + 1 samples.
-double student_t_975(int64_t df);
+// The two-sided critical value of Student's t with `df` degrees of freedom (df >= 1) at `confidence` (in
+// (0, 1)): the factor of a confidence interval of a mean from df + 1 samples (2.776 for df 4 at 0.95).
+double t_critical(int64_t df, double confidence = 0.95);
 
 // Whether paired differences (one per seed: a mode's final loss minus the baseline's at the same seed) are
 // within +-tolerance of zero, judged on the 95 % t interval of their mean as an equivalence test does:
