@@ -1,7 +1,6 @@
-#include <sstream>
-
 #include "report/csv_cells.h"
 #include "report/csv_report.h"
+#include "report/csv_table.h"
 #include "report/profile_view.h"
 #include "report/text_table.h"
 
@@ -9,6 +8,17 @@ namespace ampbench::report {
 namespace {
 
 using profile::ModeProfile;
+
+// A row of profile.csv; the cells a row kind does not have stay empty.
+struct ProfileRow {
+  amp::PrecisionMode mode;
+  const char* row;  // class, op, fp32_in_autocast, overhead, step
+  std::string phase, op_class, op;
+  double seconds = 0;
+  std::optional<double> share, ratio;
+  const profile::OpTime* op_time = nullptr;  // the op rows'
+  std::optional<double> matmul_flops;        // the op and step rows'
+};
 
 std::string list_cell(const std::vector<std::string>& items) { return text_cell(join(items, " ")); }
 
@@ -19,55 +29,81 @@ std::string shapes_cell(const std::vector<std::vector<int64_t>>& shapes) {
   return text_cell(join(items, " "));
 }
 
-// The cells every row shares: mode, row kind, phase, class, op, seconds, share, ratio.
-void lead(std::ostringstream& out, amp::PrecisionMode mode, const char* row, const std::string& phase,
-          const std::string& op_class, const std::string& op, double seconds, const ModeProfile& p,
-          const std::optional<double>& ratio) {
-  out << amp::to_string(mode) << ',' << row << ',' << phase << ',' << op_class << ',' << text_cell(op) << ','
-      << csv_number(seconds) << ',' << optional_cell(step_share(p, seconds)) << ',' << optional_cell(ratio);
+template <typename Cell>
+std::function<std::string(const ProfileRow&)> op_cell(Cell cell) {
+  return [cell](const ProfileRow& r) { return r.op_time ? cell(*r.op_time) : std::string(); };
 }
 
-void op_rows(std::ostringstream& out, amp::PrecisionMode mode, const char* row, const ModeProfile& p,
-             const std::vector<profile::OpTime>& ops, const ModeProfile* fp32) {
+const CsvColumns<ProfileRow>& profile_columns() {
+  static const CsvColumns<ProfileRow> columns{
+      {"mode", [](const ProfileRow& r) { return std::string(amp::to_string(r.mode)); }},
+      {"row", [](const ProfileRow& r) { return std::string(r.row); }},
+      {"phase", [](const ProfileRow& r) { return r.phase; }},
+      {"op_class", [](const ProfileRow& r) { return r.op_class; }},
+      {"op", [](const ProfileRow& r) { return text_cell(r.op); }},
+      {"seconds", [](const ProfileRow& r) { return csv_number(r.seconds); }},
+      {"share", [](const ProfileRow& r) { return optional_cell(r.share); }},
+      {"ratio_vs_fp32", [](const ProfileRow& r) { return optional_cell(r.ratio); }},
+      {"dtypes", op_cell([](const profile::OpTime& op) { return list_cell(op.dtypes); })},
+      {"shapes", op_cell([](const profile::OpTime& op) { return shapes_cell(op.shapes); })},
+      {"calls", op_cell([](const profile::OpTime& op) { return csv_number(op.calls); })},
+      {"matmul_flops", [](const ProfileRow& r) { return optional_cell(r.matmul_flops); }},
+  };
+  return columns;
+}
+
+ProfileRow row_of(amp::PrecisionMode mode, const char* row, const ModeProfile& p, double seconds,
+                  std::optional<double> ratio) {
+  ProfileRow r{mode, row, "", "", "", seconds, step_share(p, seconds), ratio};
+  return r;
+}
+
+void add_op_rows(amp::PrecisionMode mode, const char* row, const ModeProfile& p,
+                 const std::vector<profile::OpTime>& ops, const ModeProfile* fp32,
+                 std::vector<ProfileRow>& out) {
   for (const auto& op : ops) {
-    lead(out, mode, row, std::string(to_string(op.phase)), std::string(to_string(op.op_class)), op.name,
-         op.seconds, p, op_ratio(op, fp32));
-    out << ',' << list_cell(op.dtypes) << ',' << shapes_cell(op.shapes) << ',' << csv_number(op.calls) << ','
-        << csv_number(op.matmul_flops) << "\n";
+    auto r = row_of(mode, row, p, op.seconds, op_ratio(op, fp32));
+    r.phase = to_string(op.phase);
+    r.op_class = to_string(op.op_class);
+    r.op = op.name;
+    r.op_time = &op;
+    r.matmul_flops = op.matmul_flops;
+    out.push_back(std::move(r));
   }
 }
 
-void mode_rows(std::ostringstream& out, amp::PrecisionMode mode, const ModeProfile& p,
-               const ModeProfile* fp32) {
+void add_mode_rows(amp::PrecisionMode mode, const ModeProfile& p, const ModeProfile* fp32,
+                   std::vector<ProfileRow>& out) {
   for (const auto& c : p.classes) {
-    lead(out, mode, "class", std::string(to_string(c.phase)), std::string(to_string(c.op_class)), "",
-         c.seconds, p, class_ratio(p, fp32, c));
-    out << ",,,,\n";
+    auto r = row_of(mode, "class", p, c.seconds, class_ratio(p, fp32, c));
+    r.phase = to_string(c.phase);
+    r.op_class = to_string(c.op_class);
+    out.push_back(std::move(r));
   }
-  op_rows(out, mode, "op", p, p.top_ops, fp32);
-  op_rows(out, mode, "fp32_in_autocast", p, p.precision.fp32_in_autocast, nullptr);
+  add_op_rows(mode, "op", p, p.top_ops, fp32, out);
+  add_op_rows(mode, "fp32_in_autocast", p, p.precision.fp32_in_autocast, nullptr, out);
   const bool baseline = fp32 == &p || !fp32;
   auto ratio = [&](double value, double base) {
     return baseline || base <= 0 ? std::nullopt : std::optional(value / base);
   };
-  lead(out, mode, "overhead", "", "", "", p.overhead_seconds, p,
-       ratio(p.overhead_seconds, fp32 ? fp32->overhead_seconds : 0));
-  out << ",,,,\n";
-  lead(out, mode, "step", "", "", "", p.step_seconds, p,
-       ratio(p.step_seconds, fp32 ? fp32->step_seconds : 0));
-  out << ",,," << csv_number(p.precision.matmul_flops) << "\n";
+  out.push_back(row_of(mode, "overhead", p, p.overhead_seconds,
+                       ratio(p.overhead_seconds, fp32 ? fp32->overhead_seconds : 0)));
+  auto step = row_of(mode, "step", p, p.step_seconds, ratio(p.step_seconds, fp32 ? fp32->step_seconds : 0));
+  step.matmul_flops = p.precision.matmul_flops;
+  out.push_back(std::move(step));
 }
 
 }  // namespace
 
 std::string to_profile_csv(const RunReport& report) {
-  std::ostringstream out;
-  out << kProfileCsvColumns << "\n";
+  std::vector<ProfileRow> rows;
   const auto* fp32 = fp32_profile(report.measured);
   for (const auto& record : report.measured.profiles) {
-    if (record.profile) mode_rows(out, record.mode, *record.profile, fp32);
+    if (record.profile) add_mode_rows(record.mode, *record.profile, fp32, rows);
   }
-  return out.str();
+  return render_csv(profile_columns(), rows);
 }
+
+std::string profile_csv_columns() { return csv_header(profile_columns()); }
 
 }  // namespace ampbench::report
