@@ -187,7 +187,7 @@ nlohmann::json to_json(const RunReport& report) {
           {"stopped_by", optional_json(measured.stopped_by)},
           {"config", report.context.resolved_config},
           {"environment", environment_json(report.context.environment)},
-          {"train_flops_per_sample", optional_json(measured.train_flops_per_sample)},
+          {"train_flops_per_sample", optional_json(report.context.train_flops_per_sample)},
           {"data_on_device", measured.data_on_device},
           {"trials", trials},
           {"fidelity_trials", fidelity_trials},

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "amp/peak_flops.h"
 #include "util/enum_names.h"
 
 namespace ampbench::report {
@@ -39,8 +40,28 @@ std::string_view to_string(WarningKind kind) { return util::name_of(kWarningName
 std::string_view to_string(FidelityVerdict verdict) { return util::name_of(kVerdictNames, verdict); }
 
 RunContext make_run_context(const config::ExperimentConfig& config, measure::Environment environment) {
-  return {config.name,  config.model.type,       config.repeats,        config.precision.fidelity_tolerance,
-          config.gates, config::to_json(config), std::move(environment)};
+  RunContext context{config.name,
+                     config.model.type,
+                     config.repeats,
+                     config.precision.fidelity_tolerance,
+                     config.gates,
+                     config::to_json(config),
+                     std::move(environment),
+                     {},
+                     {}};
+  // 2 FLOPs per multiply-add; training is forward + backward, about 3x the forward pass.
+  context.train_flops_per_sample = 6.0 * double(config.model.spec->forward_macs());
+  const bool on_gpu = context.environment.device.starts_with("cuda");
+  for (auto mode : config.precision.modes) {
+    std::optional<double> peak;
+    if (auto given = config.peak_tflops.find(mode); given != config.peak_tflops.end()) {
+      peak = given->second;
+    } else if (on_gpu) {
+      peak = amp::dense_peak_tflops(context.environment.device_name, mode);
+    }
+    if (peak) context.peak_tflops[mode] = *peak;
+  }
+  return context;
 }
 
 }  // namespace ampbench::report

@@ -131,7 +131,11 @@ struct RunContext {
   config::Gates gates;
   nlohmann::json resolved_config;  // recorded in report.json as it is; nothing reads values back from it
   measure::Environment environment;
+  std::optional<double> train_flops_per_sample;      // analytical: 3 x 2 x the forward pass's multiply-adds
+  std::map<amp::PrecisionMode, double> peak_tflops;  // the device's dense peak per mode, where known
 };
+// The context of a run of `config` in `environment`, with the work's static facts: the FLOPs of a training
+// sample, and each mode's peak TFLOP/s (the config's, else the GPU's from amp/peak_flops.h).
 RunContext make_run_context(const config::ExperimentConfig& config, measure::Environment environment);
 
 struct RunReport {

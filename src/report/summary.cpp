@@ -121,9 +121,9 @@ std::vector<ModeSummary> summarize(const RunContext& context, const train::Exper
       if (p.mode == m.mode && p.profile)
         s.low_precision_flop_share = p.profile->precision.low_precision_flop_share;
     }
-    if (measured.train_flops_per_sample) {
-      s.achieved_tflops = *measured.train_flops_per_sample * *measure::median(m.throughputs) / 1e12;
-      if (auto peak = measured.peak_tflops.find(m.mode); peak != measured.peak_tflops.end()) {
+    if (context.train_flops_per_sample) {
+      s.achieved_tflops = *context.train_flops_per_sample * *measure::median(m.throughputs) / 1e12;
+      if (auto peak = context.peak_tflops.find(m.mode); peak != context.peak_tflops.end()) {
         s.peak_tflops = peak->second;
         s.mfu = *s.achieved_tflops / peak->second;
       }

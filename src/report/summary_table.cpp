@@ -122,7 +122,7 @@ std::string summary_footnote(const RunReport& report) {
                                      [](const TrialRecord& t) { return t.status == train::TrialStatus::ok; });
   text << "; memory above the staged data, by " << finished->memory.probe
        << "; activations = peak - (weights + gradients + optimizer state)";
-  if (const auto& flops = report.measured.train_flops_per_sample) {
+  if (const auto& flops = report.context.train_flops_per_sample) {
     text << "; TFLOP/s from " << format_number("%.4g", *flops / 1e9)
          << " GFLOP per training sample (analytical)";
   }

@@ -6,7 +6,6 @@
 #include <spdlog/spdlog.h>
 
 #include "amp/math_settings.h"
-#include "amp/peak_flops.h"
 #include "config/resolve.h"
 #include "measure/cpu_features.h"
 #include "measure/device.h"
@@ -59,15 +58,17 @@ TrialRecord skipped_trial(amp::PrecisionMode mode, const std::string& reason) {
   return record;
 }
 
-void publish_trial(Progress* progress, amp::PrecisionMode mode, int64_t round, int64_t repeats,
-                   bool fidelity = false) {
+void publish_trial(Progress* progress, const PlannedTrial& item, int64_t of) {
   if (!progress) return;
-  progress->fidelity.store(fidelity);
-  progress->mode.store(static_cast<int>(mode));
-  progress->trial.store(round);
-  progress->trials.store(repeats);
+  progress->fidelity.store(item.kind == PlannedKind::fidelity);
+  progress->mode.store(static_cast<int>(item.mode));
+  progress->trial.store(item.number);
+  progress->trials.store(of);
   progress->last_train_loss.store(-1.0);
+  progress->planned_done.fetch_add(1);
 }
+
+std::string stop_signal_name() { return StopRequest::signal_number() == SIGTERM ? "SIGTERM" : "SIGINT"; }
 
 }  // namespace
 
@@ -144,53 +145,39 @@ void Experiment::measure_first_gradients(ExperimentResult& result) const {
   }
 }
 
-void Experiment::describe_work(ExperimentResult& result) const {
-  // 2 FLOPs per multiply-add; training is forward + backward, about 3x the forward pass.
-  result.train_flops_per_sample = 6.0 * double(config_.model.spec->forward_macs());
-  for (auto mode : config_.precision.modes) {
-    std::optional<double> peak;
-    if (auto given = config_.peak_tflops.find(mode); given != config_.peak_tflops.end()) {
-      peak = given->second;
-    } else if (device_.is_cuda()) {
-      peak = amp::dense_peak_tflops(measure::device_name(device_), mode);
-    }
-    if (peak) result.peak_tflops[mode] = *peak;
-  }
-}
-
-TrialRecord Experiment::run_trial(amp::PrecisionMode mode, int64_t round, Progress* progress) {
+TrialRecord Experiment::run_timed(const PlannedTrial& item, Progress* progress) {
   TrialRecord record;
-  record.mode = mode;
-  record.trial = round;
-  spdlog::info("{} trial {}/{}: training {} for {} epoch(s) on {}", amp::to_string(mode), round,
+  record.mode = item.mode;
+  record.trial = item.number;
+  spdlog::info("{} trial {}/{}: training {} for {} epoch(s) on {}", amp::to_string(item.mode), item.number,
                config_.repeats, config_.model.type, config_.train.epochs, device_.str());
-  publish_trial(progress, mode, round, config_.repeats);
+  publish_trial(progress, item, config_.repeats);
   train_into(record, initial_, trainer_, progress);
   return record;
 }
 
-void Experiment::run_fidelity_seed(int64_t index, ExperimentResult& result, const TrialDone& on_trial_done,
-                                   Progress* progress) {
-  auto options = trainer_.options();
-  options.seed = config_.seed + uint64_t(index);
-  torch::manual_seed(options.seed);
-  const auto initial = ModelState::capture(*config_.model.spec->build());
-  const Trainer trainer(options, dataset_, device_, fault_);
-  const int64_t seeds = config_.precision.fidelity_seeds;
-  for (auto mode : runnable_modes()) {
-    TrialRecord record;
-    record.mode = mode;
-    record.trial = index + 1;
-    spdlog::info("{} fidelity seed {}/{} (seed {}): training {} for {} epoch(s)", amp::to_string(mode),
-                 index + 1, seeds, options.seed, config_.model.type, config_.train.epochs);
-    publish_trial(progress, mode, index + 1, seeds, true);
-    train_into(record, initial, trainer, progress);
-    result.fidelity_trials.push_back(std::move(record));
-    if (StopRequest::requested())
-      result.stopped_by = StopRequest::signal_number() == SIGTERM ? "SIGTERM" : "SIGINT";
-    if (on_trial_done) on_trial_done(result);
-    if (result.stopped_by) return;
+const Experiment::SeedState& Experiment::seed_state(uint64_t seed) {
+  if (!other_seed_ || other_seed_->trainer.options().seed != seed) {
+    auto options = trainer_.options();
+    options.seed = seed;
+    torch::manual_seed(seed);
+    auto initial = ModelState::capture(*config_.model.spec->build());
+    other_seed_.emplace(SeedState{std::move(initial), Trainer(options, dataset_, device_, fault_)});
   }
+  return *other_seed_;
+}
+
+TrialRecord Experiment::run_fidelity(const PlannedTrial& item, Progress* progress) {
+  const auto& state = seed_state(item.seed);
+  TrialRecord record;
+  record.mode = item.mode;
+  record.trial = item.number;
+  spdlog::info("{} fidelity seed {}/{} (seed {}): training {} for {} epoch(s)", amp::to_string(item.mode),
+               item.number, config_.precision.fidelity_seeds, item.seed, config_.model.type,
+               config_.train.epochs);
+  publish_trial(progress, item, config_.precision.fidelity_seeds);
+  train_into(record, state.initial, state.trainer, progress);
+  return record;
 }
 
 void Experiment::train_into(TrialRecord& record, const ModelState& initial, const Trainer& trainer,
@@ -243,14 +230,27 @@ ProfileRecord Experiment::profile_one(amp::PrecisionMode mode) const {
   return record;
 }
 
-void Experiment::profile_modes(ExperimentResult& result, const TrialDone& on_trial_done) {
-  for (auto mode : runnable_modes()) {
-    result.profiles.push_back(profile_one(mode));
-    if (on_trial_done) on_trial_done(result);
-    if (StopRequest::requested()) {
-      result.stopped_by = StopRequest::signal_number() == SIGTERM ? "SIGTERM" : "SIGINT";
+std::vector<PlannedTrial> Experiment::plan(const std::map<amp::PrecisionMode, std::string>& skipped) const {
+  return plan_run({config_.precision.modes, skipped, config_.repeats, config_.precision.fidelity_seeds,
+                   config_.seed, config_.profile.enabled()});
+}
+
+void Experiment::run_item(const PlannedTrial& item, const std::string& skip_reason, ExperimentResult& result,
+                          Progress* progress) {
+  switch (item.kind) {
+    case PlannedKind::skipped:
+      result.trials.push_back(skipped_trial(item.mode, skip_reason));
       return;
-    }
+    case PlannedKind::timed:
+      result.trials.push_back(run_timed(item, progress));
+      return;
+    case PlannedKind::fidelity:
+      result.fidelity_trials.push_back(run_fidelity(item, progress));
+      return;
+    case PlannedKind::profiled:
+      if (progress) progress->planned_done.fetch_add(1);
+      result.profiles.push_back(profile_one(item.mode));
+      return;
   }
 }
 
@@ -261,26 +261,15 @@ ExperimentResult Experiment::run(const TrialDone& on_trial_done, Progress* progr
   initial_ = ModelState::capture(*config_.model.spec->build());
   const auto skipped = plan_modes(result);
   measure_first_gradients(result);
-  describe_work(result);
-  for (int64_t round = 1; round <= config_.repeats; ++round) {
-    for (auto mode : config_.precision.modes) {
-      if (auto reason = skipped.find(mode); reason != skipped.end()) {
-        if (round == 1) result.trials.push_back(skipped_trial(mode, reason->second));  // one record says it
-        continue;
-      }
-      result.trials.push_back(run_trial(mode, round, progress));
-      if (StopRequest::requested())
-        result.stopped_by = StopRequest::signal_number() == SIGTERM ? "SIGTERM" : "SIGINT";
-      if (on_trial_done) on_trial_done(result);
-      if (result.stopped_by) return result;
-    }
-  }
-  for (int64_t index = 1; index < config_.precision.fidelity_seeds; ++index) {
-    run_fidelity_seed(index, result, on_trial_done, progress);
-    if (result.stopped_by) return result;
-  }
-  if (config_.profile.enabled()) {
-    profile_modes(result, on_trial_done);
+  const auto items = plan(skipped);
+  if (progress) progress->planned_total.store(planned_work(items));
+  for (const auto& item : items) {
+    const auto reason = skipped.find(item.mode);
+    run_item(item, reason != skipped.end() ? reason->second : std::string(), result, progress);
+    // A skipped mode ran nothing: there is nothing new to write, and a stop waits for the next trial.
+    if (item.kind == PlannedKind::skipped) continue;
+    if (StopRequest::requested()) result.stopped_by = stop_signal_name();
+    if (on_trial_done) on_trial_done(result);
     if (result.stopped_by) return result;
   }
   result.complete = true;

@@ -19,6 +19,7 @@
 #include "train/fault_injection.h"
 #include "train/model_state.h"
 #include "train/progress.h"
+#include "train/run_plan.h"
 #include "train/trainer.h"
 
 namespace ampbench::train {
@@ -58,15 +59,21 @@ class Experiment {
   std::map<amp::PrecisionMode, std::string> plan_modes(ExperimentResult& result) const;
   // How far each runnable mode's first gradient is from fp32's, before any training.
   void measure_first_gradients(ExperimentResult& result) const;
-  // The analytical FLOPs of a training sample and the device's peak per mode, for TFLOP/s and MFU.
-  void describe_work(ExperimentResult& result) const;
-  TrialRecord run_trial(amp::PrecisionMode mode, int64_t round, Progress* progress);
-  // One fidelity seed: every runnable mode trained from the seed's initial weights and batch order.
-  void run_fidelity_seed(int64_t index, ExperimentResult& result, const TrialDone& on_trial_done,
-                         Progress* progress);
-  // Every runnable mode's profiled pass, after all training; a pass lost to an error is recorded so.
-  void profile_modes(ExperimentResult& result, const TrialDone& on_trial_done);
+  // The run's trials in order (run_plan.h), from the config and the modes that cannot run here.
+  std::vector<PlannedTrial> plan(const std::map<amp::PrecisionMode, std::string>& skipped) const;
+  // Runs one entry of the plan and adds its record to the result.
+  void run_item(const PlannedTrial& item, const std::string& skip_reason, ExperimentResult& result,
+                Progress* progress);
+  TrialRecord run_timed(const PlannedTrial& item, Progress* progress);
+  // A fidelity trial: the mode trained from the seed's own initial weights and batch order.
+  TrialRecord run_fidelity(const PlannedTrial& item, Progress* progress);
   ProfileRecord profile_one(amp::PrecisionMode mode) const;
+  // The initial state and trainer of a fidelity seed, made when its first trial runs.
+  struct SeedState {
+    ModelState initial;
+    Trainer trainer;
+  };
+  const SeedState& seed_state(uint64_t seed);
   // Trains one mode from `initial` into the record, which has its mode and trial set; any error is marked
   // on the record.
   void train_into(TrialRecord& record, const ModelState& initial, const Trainer& trainer, Progress* progress);
@@ -81,6 +88,7 @@ class Experiment {
   Trainer trainer_;
   ModelState initial_;  // drawn once from the seed when the run starts
   std::filesystem::path trace_folder_;
+  std::optional<SeedState> other_seed_;  // the fidelity seed being trained
 };
 
 }  // namespace ampbench::train

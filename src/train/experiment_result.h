@@ -20,8 +20,8 @@ struct ProfileRecord {
   double wall_seconds = 0;  // the whole pass, warm-up and trace included: what --profile cost the run
 };
 
-// Everything an experiment measured, before any analysis: the trials and what was known about the modes
-// and the work before they ran.
+// Everything an experiment measured, before any analysis: the trials and what was found about the modes
+// before they ran (static facts about the work are in report::RunContext).
 struct ExperimentResult {
   std::vector<TrialRecord> trials;  // in the order they ran (modes interleaved); skipped modes once
   // precision.fidelity_seeds > 1: each runnable mode trained from the run's seed + 1, + 2, ... (for the
@@ -30,8 +30,6 @@ struct ExperimentResult {
   std::vector<ProfileRecord> profiles;  // the profiled pass, per runnable mode in order
   std::map<amp::PrecisionMode, amp::ModeCaveat> mode_caveats;  // runs, but the reader should know (per mode)
   std::map<amp::PrecisionMode, double> grad_cosine_vs_fp32;    // modes whose first gradient was finite
-  std::optional<double> train_flops_per_sample;      // analytical: 3 x 2 x the forward pass's multiply-adds
-  std::map<amp::PrecisionMode, double> peak_tflops;  // the device's dense peak per mode, where known
   bool data_on_device = true;  // false: too large for the device, batches copied from host memory
   bool complete = false;       // false while trials are still running, or when the run stopped early
   std::optional<std::string> stopped_by;  // "SIGINT" or "SIGTERM": the run stopped early

@@ -15,6 +15,8 @@ struct Progress {
   std::atomic<int64_t> epoch{0}, epochs{0};
   std::atomic<int64_t> step{0}, steps{0};     // steps done in this epoch, and per epoch
   std::atomic<double> last_train_loss{-1.0};  // the last finished epoch's, read after its timed region
+  // The run's plan: trials and profiled passes begun so far, of all it holds (skipped modes not counted).
+  std::atomic<int64_t> planned_done{0}, planned_total{0};
 };
 
 }  // namespace ampbench::train
