@@ -58,15 +58,25 @@ def run(command, env=None):
     return done
 
 
-def throughputs(report):
-    """Per mode, from a report of either tool: the median trial's samples/s, the largest peak, and the
-    median step time over the compared epochs (epoch 1 left out when there are several) of every trial."""
-    steps = {}
+def compared_epochs(ampbench_report):
+    """Per mode, the epoch numbers ampbench compared (summary[].trials_compared): the same for the peer,
+    which trains the same config."""
+    return {s["mode"]: set(s["trials_compared"][0]["epochs"]) for s in ampbench_report["summary"]}
+
+
+def throughputs(report, compared):
+    """Per mode, from a report of either tool: the median trial's samples/s over the compared epochs, the
+    largest peak, and the median step time over those epochs of every trial."""
+    rates, steps = {}, {}
     for trial in report["trials"]:
-        compared = trial["epochs"][1:] if len(trial["epochs"]) > 1 else trial["epochs"]
-        steps.setdefault(trial["mode"], []).extend(t for e in compared for t in e["step_seconds"])
-    return {s["mode"]: (s["samples_per_second"]["median"], s.get("peak_bytes"), statistics.median(steps[s["mode"]]))
-            for s in report["summary"]}
+        if trial["status"] != "ok" or trial["mode"] not in compared:
+            continue
+        epochs = [e for e in trial["epochs"] if e["epoch"] in compared[trial["mode"]]]
+        rates.setdefault(trial["mode"], []).append(sum(e["timed_samples"] for e in epochs) /
+                                                   sum(e["seconds"] for e in epochs))
+        steps.setdefault(trial["mode"], []).extend(t for e in epochs for t in e["step_seconds"])
+    return {s["mode"]: (statistics.median(rates[s["mode"]]), s.get("peak_bytes"), statistics.median(steps[s["mode"]]))
+            for s in report["summary"] if s["mode"] in rates}
 
 
 def bootstrap_median(values, confidence=0.95, resamples=2000):
@@ -142,7 +152,8 @@ def main():
                 peer_env, peer_malloc_note = peer_environment(json.loads((work / "ampbench-1.json").read_text()))
         a = json.loads((work / f"ampbench-{r}.json").read_text())
         b = json.loads((work / f"python-{r}.json").read_text())
-        rounds.append({"ampbench": throughputs(a), "python": throughputs(b)})
+        compared = compared_epochs(a)
+        rounds.append({"ampbench": throughputs(a, compared), "python": throughputs(b, compared)})
     environment, python_environment = a["environment"], b["environment"]
 
     modes = [m for m in rounds[0]["ampbench"] if m in rounds[0]["python"]]
@@ -185,7 +196,7 @@ def main():
              f"- Host malloc: ampbench {environment.get('host_malloc', 'default')}; Python "
              f"{python_environment.get('host_malloc', 'unknown')}{peer_malloc_note}",
              f"- {args.rounds} rounds, ampbench and Python in each, the order flipped every round; samples/s is each "
-             "run's median trial over its compared epochs (epoch 1 left out when there are several); the ratio is "
+             "run's median trial over the epochs ampbench compared (its report's trials_compared); the ratio is "
              "the median of the rounds' ratios with its 95 % bootstrap interval; the goal is met when the whole "
              "interval is at or above 1.05, not met when it is all below; the median-step ratio is Python's median step "
              "time over ampbench's, judged the same way", "",

@@ -433,11 +433,6 @@ def evaluate(model, x_val, y_val, batch, dtype, device, memory_format):
     return loss_sum.item() / y_val.numel(), correct.item() / y_val.numel()
 
 
-def throughput(epochs):
-    compared = epochs[1:] if len(epochs) > 1 else epochs
-    return sum(e["timed_samples"] for e in compared) / sum(e["seconds"] for e in compared)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("config")
@@ -451,7 +446,7 @@ def main():
     shape = list(tensors[0].shape[1:])
     data = [t.to(device) for t in tensors]
 
-    trials, rates = [], {}
+    trials = []
     for trial in range(1, cfg["repeats"] + 1):
         for mode in cfg["precision"]["modes"]:
             if mode == "tf32" and device.type != "cuda":
@@ -464,12 +459,13 @@ def main():
             trials.append({"mode": mode, "trial": trial, "status": "ok", "epochs": epochs,
                            "memory": {"probe": "torch.cuda.max_memory_allocated" if peak is not None else None,
                                       "peak_bytes": peak}})
-            rates.setdefault(mode, []).append(throughput(epochs))
+    # No speed figures here: which epochs they compare is ampbench's rule, and bench_vs_pytorch.py takes
+    # the epochs from ampbench's report of the same config (summary[].trials_compared).
     summary = []
-    for mode, values in rates.items():
+    for mode in dict.fromkeys(t["mode"] for t in trials if t["status"] == "ok"):
         ok = [t for t in trials if t["mode"] == mode and t["status"] == "ok"]
         peaks = [t["memory"]["peak_bytes"] for t in ok if t["memory"]["peak_bytes"] is not None]
-        summary.append({"mode": mode, "trials": len(values), "samples_per_second": {"median": statistics.median(values)},
+        summary.append({"mode": mode, "trials": len(ok),
                         "peak_bytes": max(peaks) if peaks else None,
                         "val_loss": statistics.median(t["epochs"][-1]["val_loss"] for t in ok)})
     report = {"schema_version": 2, "complete": True, "producer": "peer_pytorch.py", "config": cfg,

@@ -99,7 +99,7 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
   ASSERT_EQ(folders.size(), 1u);
 
   auto report = nlohmann::json::parse(read_file(folders[0] / "report.json"));
-  EXPECT_EQ(report["schema_version"], 6);
+  EXPECT_EQ(report["schema_version"], 7);
   EXPECT_EQ(report["complete"], true);
   EXPECT_EQ(report["config"]["name"], "tiny");
   EXPECT_EQ(report["environment"]["device"], "cpu");
@@ -399,7 +399,7 @@ TEST_F(Cli, ExportsGoWhereAskedAndDashIsStdout) {
       run("--config " + write_config(tiny_config()).string() + " -q --modes fp32 --epochs 1 --export-json " +
           json_path.string() + " --export-markdown -");
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 6);
+  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 7);
   // stdout carries the Markdown alone; the console summary moved to stderr.
   EXPECT_EQ(result.out.rfind("### ampbench: tiny", 0), 0u) << result.out;
   EXPECT_NE(result.err.find("reports: "), std::string::npos);
@@ -589,12 +589,12 @@ TEST_F(Cli, CompareRefusesDifferentExperimentsAndReadsOlderSchemas) {
   auto old_path = write_config(old_baseline, "old.json").string();
   EXPECT_EQ(run("compare " + old_path + " " + base).exit_code, 0);
   auto newer = old_baseline;
-  newer["schema_version"] = 7;
+  newer["schema_version"] = 8;
   auto too_new = run("compare " + base + " " + write_config(newer, "newer.json").string());
   EXPECT_EQ(too_new.exit_code, 2);
   EXPECT_EQ(too_new.err,
             "compare error: " + (dir_ / "newer.json").string() +
-                ": schema version 7 is newer than this ampbench reads (1 to 6): update ampbench to "
+                ": schema version 8 is newer than this ampbench reads (1 to 7): update ampbench to "
                 "compare it\n");
 }
 

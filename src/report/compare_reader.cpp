@@ -2,6 +2,7 @@
 
 #include "measure/statistics.h"
 #include "report/report.h"
+#include "report/summary.h"
 #include "util/json_reader.h"
 
 namespace ampbench::report {
@@ -32,11 +33,11 @@ bool is_finished(const nlohmann::json& trial, const std::string& mode) {
          trial.contains("epochs") && trial["epochs"].is_array() && !trial["epochs"].empty();
 }
 
-// As the summary computes it: samples over seconds of the compared epochs (the first is left out when
-// there are several); empty when the trial lacks the figures.
+// A report before version 7 has no summary[].trials_compared: the rate of a trial is found again from its
+// epochs, by the summary's own rule; empty when the trial lacks the figures.
 std::optional<double> trial_rate(const nlohmann::json& epochs) {
   double samples = 0, seconds = 0;
-  for (size_t i = epochs.size() > 1 ? 1 : 0; i < epochs.size(); ++i) {
+  for (size_t i = first_compared_epoch(epochs.size()); i < epochs.size(); ++i) {
     const auto& e = epochs[i];
     if (!e.is_object() || !e.contains("seconds") || !e["seconds"].is_number() ||
         !e.contains("timed_samples") || !e["timed_samples"].is_number())
@@ -59,13 +60,27 @@ std::optional<uint64_t> seed_of(const nlohmann::json& trial) {
   return trial["seed"].get<uint64_t>();
 }
 
-// The per-trial rates and the per-seed losses of one mode.
-void read_trial_figures(const nlohmann::json& document, ModeFigures& f) {
+// The rates the summary wrote for each trial (version 7 on).
+std::vector<double> read_trials_compared(const nlohmann::json& entry, const std::string& path) {
+  std::vector<double> rates;
+  const auto& compared = entry["trials_compared"];
+  if (!compared.is_array()) throw InputError(path + "/trials_compared", "expected an array");
+  for (size_t i = 0; i < compared.size(); ++i) {
+    util::ObjectReader trial(compared[i], path + "/trials_compared/" + std::to_string(i));
+    if (!trial.is_number("samples_per_second"))
+      throw InputError(trial.path_of("samples_per_second"), "expected a number");
+    rates.push_back(trial.number("samples_per_second", 0.0, 0.0, 1e300));
+  }
+  return rates;
+}
+
+// The per-trial rates (where the summary did not write them) and the per-seed losses of one mode.
+void read_trial_figures(const nlohmann::json& document, ModeFigures& f, bool rates_known) {
   std::vector<double> timed_losses;
   std::optional<uint64_t> timed_seed;
   for (const auto& t : document["trials"]) {
     if (!is_finished(t, f.mode)) continue;
-    if (auto rate = trial_rate(t["epochs"])) f.trial_rates.push_back(*rate);
+    if (auto rate = trial_rate(t["epochs"]); rate && !rates_known) f.trial_rates.push_back(*rate);
     if (auto loss = final_val_loss(t)) timed_losses.push_back(*loss);
     timed_seed = seed_of(t);
   }
@@ -94,6 +109,7 @@ ModeFigures read_mode(const nlohmann::json& entry, const std::string& path) {
     throw InputError(mode.path_of("val_loss"), "expected a number");
   }
   f.val_loss = entry["val_loss"].get<double>();
+  if (entry.contains("trials_compared")) f.trial_rates = read_trials_compared(entry, path);
   return f;
 }
 
@@ -117,7 +133,7 @@ ReportFigures read_strictly(const nlohmann::json& document) {
   if (!summary.is_array()) throw InputError("/summary", "expected an array");
   for (size_t i = 0; i < summary.size(); ++i) {
     auto f = read_mode(summary[i], "/summary/" + std::to_string(i));
-    read_trial_figures(document, f);
+    read_trial_figures(document, f, summary[i].contains("trials_compared"));
     out.modes.push_back(std::move(f));
   }
   return out;

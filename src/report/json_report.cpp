@@ -121,6 +121,13 @@ nlohmann::json fidelity_json(const ModeSummary& s) {
           {"seeds_needed", optional_json(f.seeds_needed)}};
 }
 
+nlohmann::json trials_compared_json(const std::vector<TrialRate>& rates) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : rates)
+    out.push_back({{"trial", r.trial}, {"epochs", r.epochs}, {"samples_per_second", r.samples_per_second}});
+  return out;
+}
+
 nlohmann::json summary_json(const ModeSummary& s) {
   nlohmann::json steps = nullptr;
   if (s.step_seconds)
@@ -129,6 +136,7 @@ nlohmann::json summary_json(const ModeSummary& s) {
       {"mode", amp::to_string(s.mode)},
       {"trials", s.trials},
       {"epochs_compared", s.epochs_compared},
+      {"trials_compared", trials_compared_json(s.trials_compared)},
       {"samples_per_second", statistics_json(s.samples_per_second)},
       {"epoch_seconds", statistics_json(s.epoch_seconds)},
       {"step_seconds", steps},

@@ -23,7 +23,7 @@ namespace ampbench::report {
 
 // report.json's shape. Any change to it (a field or an enum value added, removed, renamed or given another
 // meaning) raises the version, and docs/report.schema.json follows; the README lists the versions.
-constexpr int kSchemaVersion = 6;
+constexpr int kSchemaVersion = 7;
 
 struct StepPercentiles {
   double p50 = 0, p90 = 0, p99 = 0;
@@ -51,10 +51,18 @@ struct FidelitySummary {
 };
 
 // One mode over all its trials, and against the fp32 baseline (comparisons empty without fp32).
+// A finished timed trial's compared epochs (summary.h: first_compared_epoch) and its samples/s over them.
+struct TrialRate {
+  int64_t trial = 1;
+  std::vector<int64_t> epochs;
+  double samples_per_second = 0;
+};
+
 struct ModeSummary {
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
   int64_t trials = 0;
   std::vector<int64_t> epochs_compared;               // the first epoch is left out when there are several
+  std::vector<TrialRate> trials_compared;             // each finished timed trial's, in the order they ran
   measure::Summary samples_per_second;                // over compared epochs x trials
   measure::Summary epoch_seconds;                     // over compared epochs x trials
   std::optional<StepPercentiles> step_seconds;        // over the compared epochs' steps (CPU only)

@@ -11,20 +11,23 @@ namespace {
 using train::EpochRecord;
 using train::TrialRecord;
 
-// The first epoch pays one-off costs (allocator growth, kernel selection); leave it out when there
-// are others to compare.
 std::vector<const EpochRecord*> compared_epochs(const TrialRecord& trial) {
   std::vector<const EpochRecord*> out;
-  for (const auto& e : trial.epochs) out.push_back(&e);
-  if (out.size() > 1) out.erase(out.begin());
+  for (size_t i = first_compared_epoch(trial.epochs.size()); i < trial.epochs.size(); ++i)
+    out.push_back(&trial.epochs[i]);
   return out;
 }
 
-double throughput(const TrialRecord& trial) {
+// The trial's compared epochs and its samples/s over them: what every speed figure is built from.
+TrialRate compared_rate(const TrialRecord& trial) {
+  TrialRate rate{trial.trial, {}, 0.0};
   double samples = 0, seconds = 0;
-  for (const auto* e : compared_epochs(trial))
+  for (const auto* e : compared_epochs(trial)) {
+    rate.epochs.push_back(e->epoch);
     samples += static_cast<double>(e->timed_samples), seconds += e->seconds;
-  return seconds > 0 ? samples / seconds : 0.0;
+  }
+  rate.samples_per_second = seconds > 0 ? samples / seconds : 0.0;
+  return rate;
 }
 
 struct ModeTrials {
@@ -40,9 +43,8 @@ ModeSummary summarize_mode(const ModeTrials& m) {
   std::vector<double> rates, seconds, steps, val_losses, val_accuracies, perplexities;
   for (const auto* trial : m.trials) {
     auto epochs = compared_epochs(*trial);
-    if (s.epochs_compared.empty()) {
-      for (const auto* e : epochs) s.epochs_compared.push_back(e->epoch);
-    }
+    s.trials_compared.push_back(compared_rate(*trial));
+    if (s.epochs_compared.empty()) s.epochs_compared = s.trials_compared.back().epochs;
     for (const auto* e : epochs) {
       rates.push_back(e->samples_per_second);
       seconds.push_back(e->seconds);
@@ -77,7 +79,7 @@ std::vector<ModeTrials> finished_trials_by_mode(const std::vector<TrialRecord>& 
     for (const auto& trial : trials) {
       if (trial.mode != mode || !trial.finished()) continue;
       m.trials.push_back(&trial);
-      m.throughputs.push_back(throughput(trial));
+      m.throughputs.push_back(compared_rate(trial).samples_per_second);
     }
     if (!m.trials.empty()) modes.push_back(std::move(m));
   }
@@ -85,6 +87,8 @@ std::vector<ModeTrials> finished_trials_by_mode(const std::vector<TrialRecord>& 
 }
 
 }  // namespace
+
+size_t first_compared_epoch(size_t epochs) { return epochs > 1 ? 1 : 0; }
 
 std::vector<amp::PrecisionMode> modes_in_run_order(const std::vector<TrialRecord>& trials) {
   std::vector<amp::PrecisionMode> modes;
