@@ -17,6 +17,8 @@
 
 #include "amp/math_settings.h"
 #include "amp/mode_support.h"
+#include "app/command_line.h"
+#include "app/exit_codes.h"
 #include "config/experiment_config.h"
 #include "config/resolve.h"
 #include "data/batch_order.h"
@@ -27,8 +29,6 @@
 #include "train/model_state.h"
 #include "train/trainer.h"
 #include "train/training_step.h"
-#include "util/command_line.h"
-#include "util/exit_codes.h"
 
 using namespace ampbench;
 
@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
   CLI::App app("instrumentation_overhead: ampbench's Trainer against a bare training loop, epoch by epoch");
   Arguments args;
   add_options(app, args);
-  if (auto exit_code = util::parse_command_line(app, argc, argv)) return *exit_code;
+  if (auto exit_code = app::parse_command_line(app, argc, argv)) return *exit_code;
   spdlog::set_level(spdlog::level::warn);  // the Trainer's per-epoch lines would break up the table
 
   config::ExperimentConfig config;
@@ -179,7 +179,7 @@ int main(int argc, char** argv) {
     config = config::fitted_to(std::move(config), dataset);
   } catch (const util::InputError& e) {
     std::cerr << "config error: " << e.what() << "\n";
-    return util::kExitUsage;
+    return app::kExitUsage;
   }
   torch::manual_seed(config.seed);
   const auto initial = train::ModelState::capture(*config.model.spec->build());

@@ -2,7 +2,7 @@
 """Fails when a source file includes a header of a higher layer (docs/ARCHITECTURE.md).
 
 The layers, lowest first: each may include its own headers and those of the layers below it.
-benchmarks/ are programs on the library (any layer but cli/); tests/ may include anything.
+benchmarks/ are programs on the library and app/ (any layer but cli/); tests/ may include anything.
 
 Usage: check_layers.py [ROOT]   (default: the repository this script is in)
 """
@@ -10,7 +10,7 @@ import pathlib
 import re
 import sys
 
-LAYERS = ["util", "measure", "profile", "optim", "amp", "data", "models", "config", "train", "report", "api", "cli"]
+LAYERS = ["util", "measure", "profile", "optim", "amp", "data", "models", "config", "train", "report", "api", "app", "cli"]
 RANK = {name: rank for rank, name in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/[^"]+"', re.MULTILINE)
 

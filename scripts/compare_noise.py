@@ -13,7 +13,6 @@ import argparse
 import datetime
 import json
 import platform
-import re
 import shlex
 import statistics
 import subprocess
@@ -22,7 +21,6 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VERDICT = re.compile(r"^(regression|undecided): (\w+): ([0-9.]+)% slower", re.M)
 
 
 def run_report(ampbench, config_path, work, name, extra=()):
@@ -33,25 +31,19 @@ def run_report(ampbench, config_path, work, name, extra=()):
 
 
 def speed_verdict(ampbench, base, new):
-    """compare's speed verdict for the first mode: regression, noise, unjudged or ok, and the slowdown."""
-    result = subprocess.run([ampbench, "compare", str(base), str(new), "--force"], capture_output=True,
-                            text=True)
+    """compare's speed verdict for the first mode (ok, regression, within_noise or unjudged), from its JSON."""
+    result = subprocess.run([ampbench, "compare", str(base), str(new), "--force", "--export-json", "-"],
+                            capture_output=True, text=True)
     if result.returncode not in (0, 3, 5):
         sys.exit(f"compare_noise: compare failed ({result.returncode}): {result.stderr.strip()}")
-    match = VERDICT.search(result.stdout)
-    if not match:
-        return "ok", result.stdout
-    if match.group(1) == "regression":
-        return "regression", result.stdout
-    return ("unjudged" if "noise cannot be told" in result.stdout else "noise"), result.stdout
+    comparison = json.loads(result.stdout)
+    return comparison["modes"][0]["speed"]["verdict"], comparison
 
 
 def median_trial_rate(report_path):
+    """The median of the trials' samples/s, as ampbench's summary wrote them (summary[].trials_compared)."""
     report = json.loads(Path(report_path).read_text())
-    rates = []
-    for trial in report["trials"]:
-        epochs = trial["epochs"][1:] if len(trial["epochs"]) > 1 else trial["epochs"]
-        rates.append(sum(e["timed_samples"] for e in epochs) / sum(e["seconds"] for e in epochs))
+    rates = [t["samples_per_second"] for t in report["summary"][0]["trials_compared"]]
     return statistics.median(rates), report
 
 
@@ -104,15 +96,15 @@ def write_record(args, config, wider, rows, report):
              f"- Config: {args.config}, repeats {config.get('repeats', 1)}; `wider`: width "
              f"{config['model']['options']['width']} -> {wider['model']['options']['width']}",
              "- compare's default limit: 7 % slowdown", "",
-             "| pair | rounds | slowdown, median [min, max] | regression | noise | unjudged | ok |",
+             "| pair | rounds | slowdown, median [min, max] | regression | within_noise | unjudged | ok |",
              "|---|---|---|---|---|---|---|"]
     for kind in ("A/A", "A/B threads1", "A/B wider"):
         picked = [row for row in rows if row[1] == kind]
         slows = [row[4] for row in picked]
-        counts = {v: sum(1 for row in picked if row[5] == v) for v in ("regression", "noise", "unjudged", "ok")}
+        counts = {v: sum(1 for row in picked if row[5] == v) for v in ("regression", "within_noise", "unjudged", "ok")}
         lines.append(f"| {kind} | {len(picked)} | {100 * statistics.median(slows):+.1f} % "
                      f"[{100 * min(slows):+.1f}, {100 * max(slows):+.1f}] | {counts['regression']} | "
-                     f"{counts['noise']} | {counts['unjudged']} | {counts['ok']} |")
+                     f"{counts['within_noise']} | {counts['unjudged']} | {counts['ok']} |")
     Path(f"{base}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

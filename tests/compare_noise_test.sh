@@ -17,7 +17,7 @@ JSON
 csv=$(ls "$out"/results/compare-noise-*.csv)
 [[ $(wc -l < "$csv") -eq 4 ]] || { echo "expected 3 pairs:"; cat "$csv"; exit 1; }
 for pair in "A/A" "A/B threads1" "A/B wider"; do
-  grep -Eq "^1,$pair,[0-9.]+,[0-9.]+,-?[0-9.]+,(regression|noise|unjudged|ok)$" "$csv" ||
+  grep -Eq "^1,$pair,[0-9.]+,[0-9.]+,-?[0-9.]+,(regression|within_noise|unjudged|ok)$" "$csv" ||
     { echo "no row for $pair:"; cat "$csv"; exit 1; }
   grep -Eq "^\| $pair \| 1 \| [-+][0-9.]+ % .* \| [01] \| [01] \| [01] \| [01] \|$" "$out/stdout" ||
     { echo "no count for $pair:"; cat "$out/stdout"; exit 1; }

@@ -182,7 +182,16 @@ void add_options(CLI::App& app, CliOptions& options) {
   add_export_options(app, options);
 }
 
-CLI::App* add_compare_command(CLI::App& app, CompareOptions& options) {
+std::vector<report::ExportTarget> export_targets(const CliOptions& options) {
+  std::vector<report::ExportTarget> targets;
+  if (!options.export_json.empty()) targets.push_back({report::ExportFormat::json, options.export_json});
+  if (!options.export_csv.empty()) targets.push_back({report::ExportFormat::csv, options.export_csv});
+  if (!options.export_markdown.empty())
+    targets.push_back({report::ExportFormat::markdown, options.export_markdown});
+  return targets;
+}
+
+CLI::App* add_compare_command(CLI::App& app, api::CompareRequest& options) {
   auto* compare = app.add_subcommand(
       "compare",
       "compare two report.json files mode by mode; exit 3 when NEW regressed past a limit beyond the "
@@ -193,21 +202,26 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& options) {
       ->check(CLI::ExistingFile);
   compare->add_option("NEW", options.new_path, "new report.json")->required()->check(CLI::ExistingFile);
   compare
-      ->add_option("--max-slowdown", options.max_slowdown,
+      ->add_option("--max-slowdown", options.limits.max_slowdown,
                    "largest allowed drop in samples/s, as a fraction (0.05 = 5%; default 0.07)")
       ->check(CLI::Range(0.0, 1.0));
   compare
-      ->add_option("--max-memory-increase", options.max_memory_increase,
+      ->add_option("--max-memory-increase", options.limits.max_memory_increase,
                    "largest allowed rise in peak memory, as a fraction (default 0.07)")
       ->check(CLI::NonNegativeNumber);
   compare
-      ->add_option("--max-val-loss-increase", options.max_val_loss_increase,
+      ->add_option("--max-val-loss-increase", options.limits.max_val_loss_increase,
                    "largest allowed rise in final validation loss (absolute; default: BASE's "
                    "precision.fidelity_tolerance)")
       ->check(CLI::NonNegativeNumber);
   compare
       ->add_option("--markdown", options.markdown_path,
                    "also write the comparison as Markdown here (- for stdout)")
+      ->check(kOutputFile);
+  compare
+      ->add_option(
+          "--export-json", options.json_path,
+          "also write the comparison as JSON here (- for stdout), its verdicts named as the console's")
       ->check(kOutputFile);
   compare->add_flag("--force", options.force, "compare reports of different models or configs anyway");
   return compare;

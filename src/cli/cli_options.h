@@ -9,6 +9,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "api/compare.h"
+#include "report/report_writer.h"
+
 namespace ampbench::cli {
 
 // What the command line asked for. Overrides are empty when not given: the config decides then.
@@ -37,21 +40,12 @@ struct CliOptions {
 // config parser then checks the modes and values as it does the config's own.
 std::optional<nlohmann::json> peak_tflops_json(const std::string& text);
 
-// `ampbench compare BASE NEW`.
-struct CompareOptions {
-  std::string base_path;
-  std::string new_path;
-  std::optional<double> max_slowdown;
-  std::optional<double> max_memory_increase;
-  std::optional<double> max_val_loss_increase;
-  std::string markdown_path;
-  bool force = false;
-};
-
 // Declares every option (with its default in --help) on `app`, bound to `options`.
 void add_options(CLI::App& app, CliOptions& options);
-// Declares the compare subcommand on `app` and returns it.
-CLI::App* add_compare_command(CLI::App& app, CompareOptions& options);
+// The report exports the options ask for (--export-json, --export-csv, --export-markdown).
+std::vector<report::ExportTarget> export_targets(const CliOptions& options);
+// Declares `ampbench compare BASE NEW` on `app`, bound to the request it makes, and returns it.
+CLI::App* add_compare_command(CLI::App& app, api::CompareRequest& request);
 // What --version prints: ampbench, its commit, LibTorch, and CUDA/cuDNN when present.
 std::string version_text();
 

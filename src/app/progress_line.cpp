@@ -1,11 +1,11 @@
-#include "cli/progress_line.h"
+#include "app/progress_line.h"
 
 #include <chrono>
 #include <cstdio>
 
 #include "amp/precision_mode.h"
 
-namespace ampbench::cli {
+namespace ampbench::app {
 
 ProgressLine::ProgressLine(const train::Progress& progress)
     : progress_(progress), thread_([this] { loop(); }) {}
@@ -45,7 +45,13 @@ void ProgressLine::loop() {
     char loss[32] = "";
     double last = progress_.last_train_loss.load(std::memory_order_relaxed);
     if (last >= 0) std::snprintf(loss, sizeof loss, " loss %.4f", last);
-    std::fprintf(stderr, "\r\033[K%s %s %lld/%lld epoch %lld/%lld step %lld/%lld ETA %s%s",
+    // Where this trial stands in the run's plan: "[3/12]".
+    char planned[48] = "";
+    if (const auto total = progress_.planned_total.load(std::memory_order_relaxed); total > 0)
+      std::snprintf(planned, sizeof planned, "[%lld/%lld] ",
+                    static_cast<long long>(progress_.planned_done.load(std::memory_order_relaxed)),
+                    static_cast<long long>(total));
+    std::fprintf(stderr, "\r\033[K%s%s %s %lld/%lld epoch %lld/%lld step %lld/%lld ETA %s%s", planned,
                  std::string(amp::to_string(mode)).c_str(), fidelity ? "fidelity seed" : "trial",
                  static_cast<long long>(trial), static_cast<long long>(progress_.trials.load()),
                  static_cast<long long>(epoch), static_cast<long long>(epochs), static_cast<long long>(step),
@@ -54,4 +60,4 @@ void ProgressLine::loop() {
   }
 }
 
-}  // namespace ampbench::cli
+}  // namespace ampbench::app

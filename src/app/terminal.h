@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-namespace ampbench::cli {
+namespace ampbench::app {
 
 // A person at a terminal: where a live progress line makes sense.
 inline bool interactive_terminal(FILE* stream) {
@@ -19,4 +19,4 @@ inline bool colour_for(FILE* stream) {
   return interactive_terminal(stream) && std::getenv("NO_COLOR") == nullptr;
 }
 
-}  // namespace ampbench::cli
+}  // namespace ampbench::app

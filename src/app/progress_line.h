@@ -5,9 +5,10 @@
 
 #include "train/progress.h"
 
-namespace ampbench::cli {
+namespace ampbench::app {
 
-// A live progress line on stderr ("fp16 trial 1/3 epoch 2/3 step 45/96 ETA 0:12 loss 1.234"), redrawn
+// A live progress line on stderr ("[5/12] fp16 trial 1/3 epoch 2/3 step 45/96 ETA 0:12 loss 1.234": the
+// trial's place in the run's plan first), redrawn
 // a few times a second by its own thread from train::Progress. Start it only for a person at a
 // terminal: it writes nothing into logs or pipes. Its thread reads atomics and never touches the
 // device, so it does not disturb the timed work beyond a wake-up every 250 ms.
@@ -27,4 +28,4 @@ class ProgressLine {
   std::thread thread_;
 };
 
-}  // namespace ampbench::cli
+}  // namespace ampbench::app

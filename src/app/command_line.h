@@ -5,9 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "util/exit_codes.h"
+#include "app/exit_codes.h"
 
-namespace ampbench::util {
+namespace ampbench::app {
 
 // Parses the command line into the options bound on `app`. Returns the exit code to stop with: 0 after
 // --help or --version (printed by CLI11), kExitUsage after a parse error, told in one line on stderr; nothing
@@ -24,4 +24,4 @@ inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** arg
   return std::nullopt;
 }
 
-}  // namespace ampbench::util
+}  // namespace ampbench::app

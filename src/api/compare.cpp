@@ -1,0 +1,57 @@
+#include "api/compare.h"
+
+#include <fstream>
+
+#include "api/benchmark.h"
+#include "report/compare_render.h"
+#include "report/run_folder.h"
+
+namespace ampbench::api {
+namespace {
+
+nlohmann::json read_report(const std::string& path) {
+  std::ifstream in(path);
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception&) {
+    throw util::InputError(path, "not a JSON file");
+  }
+}
+
+void check_outputs(const CompareRequest& request) {
+  if (request.markdown_path == "-" && request.json_path == "-")
+    throw OutputError("--markdown - and --export-json - both ask for stdout; give one of them a file");
+  for (const auto* path : {&request.markdown_path, &request.json_path}) {
+    if (path->empty() || *path == "-") continue;
+    try {
+      report::check_file_writable(*path);
+    } catch (const std::exception& e) {
+      throw OutputError(e.what());
+    }
+  }
+}
+
+// Writes `text` to its path, or returns it for stdout.
+std::optional<std::string> deliver(const std::string& path, const std::string& text) {
+  if (path == "-") return text;
+  if (!path.empty()) report::write_file_atomically(path, text);
+  return std::nullopt;
+}
+
+}  // namespace
+
+CompareOutcome run_compare(const CompareRequest& request) {
+  CompareOutcome outcome;
+  outcome.comparison =
+      report::compare_reports(read_report(request.base_path), read_report(request.new_path), request.limits,
+                              request.force, request.base_path, request.new_path);
+  check_outputs(request);
+  outcome.console = report::comparison_to_console(outcome.comparison);
+  auto markdown = deliver(request.markdown_path, report::comparison_to_markdown(outcome.comparison));
+  auto json = deliver(request.json_path, report::comparison_to_json(outcome.comparison).dump(2) + "\n");
+  outcome.stdout_export = markdown ? markdown : json;
+  return outcome;
+}
+
+}  // namespace ampbench::api

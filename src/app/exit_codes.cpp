@@ -1,0 +1,66 @@
+#include "app/exit_codes.h"
+
+#include <algorithm>
+
+#include "api/benchmark.h"
+#include "api/compare.h"
+
+namespace ampbench::app {
+namespace {
+
+bool any_failed(const std::vector<train::TrialRecord>& trials) {
+  return std::any_of(trials.begin(), trials.end(),
+                     [](const train::TrialRecord& t) { return t.status == train::TrialStatus::failed; });
+}
+
+void add_failed(const std::vector<train::TrialRecord>& trials, const char* what,
+                std::vector<std::string>& lines) {
+  for (const auto& trial : trials) {
+    if (trial.status != train::TrialStatus::failed) continue;
+    lines.push_back(std::string(amp::to_string(trial.mode)) + " " + what + " " + std::to_string(trial.trial) +
+                    " failed: " + trial.detail.value_or(""));
+  }
+}
+
+}  // namespace
+
+int exit_code_for(const api::Outcome& outcome) {
+  const auto& measured = outcome.report.measured;
+  if (outcome.write_failure) return kExitRuntimeFailure;
+  if (measured.stopped_by) return kExitInterrupted;
+  // A trial lost to an error is a failure of the run, not a finding about its mode (as oom and diverged
+  // are): the other modes' figures are in the reports, and the exit code says it.
+  if (any_failed(measured.trials) || any_failed(measured.fidelity_trials)) return kExitRuntimeFailure;
+  // Every mode skipped, out of memory or diverged: a CI job must not read that as success.
+  if (outcome.report.summary.empty()) return kExitNothingMeasured;
+  const auto& gates = outcome.report.gates;
+  if (std::any_of(gates.begin(), gates.end(), [](const report::GateResult& g) { return !g.passed; }))
+    return kExitGateFailed;
+  return kExitSuccess;
+}
+
+int exit_code_for(const api::CompareOutcome& outcome) {
+  switch (outcome.comparison.verdict()) {
+    case report::ChangeVerdict::regression:
+      return kExitGateFailed;
+    case report::ChangeVerdict::unjudged:
+      return kExitUndecided;
+    case report::ChangeVerdict::ok:
+    case report::ChangeVerdict::within_noise:
+      break;
+  }
+  return kExitSuccess;
+}
+
+std::vector<std::string> failure_lines(const api::Outcome& outcome) {
+  std::vector<std::string> lines;
+  add_failed(outcome.report.measured.trials, "trial", lines);
+  add_failed(outcome.report.measured.fidelity_trials, "fidelity seed", lines);
+  if (outcome.write_failure) lines.push_back(*outcome.write_failure);
+  const bool stopped = outcome.report.measured.stopped_by.has_value();
+  if (lines.empty() && !stopped && outcome.report.summary.empty())
+    lines.push_back("no trial finished in any mode: nothing was measured (see the warnings)");
+  return lines;
+}
+
+}  // namespace ampbench::app

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ampbench::api {
+struct Outcome;
+struct CompareOutcome;
+}  // namespace ampbench::api
+
+namespace ampbench::app {
+
+// What the exit status of ampbench's programs means, for the scripts and CI jobs that gate on it.
+constexpr int kExitSuccess = 0;
+constexpr int kExitRuntimeFailure = 1;   // a runtime failure, a trial lost to an error included
+constexpr int kExitUsage = 2;            // a usage or config error, told in one line; nothing written
+constexpr int kExitGateFailed = 3;       // a gate or a `compare` limit failed
+constexpr int kExitNothingMeasured = 4;  // no trial finished in any mode: nothing to judge
+// `compare`: no regression, but a change past its limit with one trial or seed on a side, which cannot be
+// told from noise
+constexpr int kExitUndecided = 5;
+constexpr int kExitInterrupted = 130;  // stopped by SIGINT or SIGTERM; the partial report is written
+
+// The exit code a run's outcome calls for. When several apply, the first of: a report not written (1), a
+// stop (130), a failed trial or fidelity seed (1), nothing measured (4), a failed gate (3); else 0.
+int exit_code_for(const api::Outcome& outcome);
+// compare: 3 for a regression, 5 for a change that one sample cannot judge (and no regression), else 0.
+int exit_code_for(const api::CompareOutcome& outcome);
+
+// The lines that say why a run failed: each trial and fidelity seed lost to an error, the report write
+// that failed, or that nothing was measured; empty for a run that did not fail.
+std::vector<std::string> failure_lines(const api::Outcome& outcome);
+
+}  // namespace ampbench::app

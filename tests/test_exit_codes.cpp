@@ -1,0 +1,68 @@
+// Which exit code an outcome calls for, and in which order the causes count.
+#include <gtest/gtest.h>
+
+#include "api/benchmark.h"
+#include "app/exit_codes.h"
+
+namespace {
+
+using namespace ampbench;
+using train::TrialStatus;
+
+train::TrialRecord trial(TrialStatus status) {
+  train::TrialRecord t;
+  t.status = status;
+  t.detail = "why";
+  return t;
+}
+
+// A run whose every cause of a non-zero exit can be switched on alone.
+struct Causes {
+  bool write_failed = false, stopped = false, trial_failed = false, fidelity_failed = false,
+       nothing_measured = false, gate_failed = false;
+};
+
+api::Outcome outcome_with(const Causes& c) {
+  api::Outcome o;
+  if (c.write_failed) o.write_failure = "cannot write report.json";
+  if (c.stopped) o.report.measured.stopped_by = "SIGINT";
+  if (c.trial_failed) o.report.measured.trials.push_back(trial(TrialStatus::failed));
+  if (c.fidelity_failed) o.report.measured.fidelity_trials.push_back(trial(TrialStatus::failed));
+  if (!c.nothing_measured) o.report.summary.emplace_back();
+  report::GateResult gate;
+  gate.passed = !c.gate_failed;
+  o.report.gates.push_back(gate);
+  return o;
+}
+
+}  // namespace
+
+TEST(ExitCodes, EachCauseAloneHasItsCode) {
+  EXPECT_EQ(app::exit_code_for(outcome_with({})), 0);
+  EXPECT_EQ(app::exit_code_for(outcome_with({.write_failed = true})), 1);
+  EXPECT_EQ(app::exit_code_for(outcome_with({.stopped = true})), 130);
+  EXPECT_EQ(app::exit_code_for(outcome_with({.trial_failed = true})), 1);
+  EXPECT_EQ(app::exit_code_for(outcome_with({.fidelity_failed = true})), 1);
+  EXPECT_EQ(app::exit_code_for(outcome_with({.nothing_measured = true})), 4);
+  EXPECT_EQ(app::exit_code_for(outcome_with({.gate_failed = true})), 3);
+}
+
+TEST(ExitCodes, TheFirstCauseInPrecedenceDecides) {
+  // A report not written, a stop, a failed trial, nothing measured, a failed gate: in that order.
+  const Causes all{true, true, true, true, true, true};
+  EXPECT_EQ(app::exit_code_for(outcome_with(all)), 1);
+  EXPECT_EQ(app::exit_code_for(outcome_with({false, true, true, true, true, true})), 130);
+  EXPECT_EQ(app::exit_code_for(outcome_with({false, false, true, false, true, true})), 1);
+  EXPECT_EQ(app::exit_code_for(outcome_with({false, false, false, false, true, true})), 4);
+}
+
+TEST(ExitCodes, FailureLinesSayWhatFailed) {
+  auto o = outcome_with({.trial_failed = true, .fidelity_failed = true});
+  EXPECT_EQ(app::failure_lines(o),
+            (std::vector<std::string>{"fp32 trial 1 failed: why", "fp32 fidelity seed 1 failed: why"}));
+  EXPECT_EQ(
+      app::failure_lines(outcome_with({.nothing_measured = true})),
+      (std::vector<std::string>{"no trial finished in any mode: nothing was measured (see the warnings)"}));
+  EXPECT_TRUE(app::failure_lines(outcome_with({.stopped = true, .nothing_measured = true})).empty());
+  EXPECT_TRUE(app::failure_lines(outcome_with({})).empty());
+}
