@@ -1,5 +1,7 @@
 #include "amp/precision_mode.h"
 
+#include "util/input_error.h"
+
 namespace ampbench::amp {
 
 std::string_view to_string(PrecisionMode mode) {
@@ -27,6 +29,12 @@ std::optional<PrecisionMode> parse_precision_mode(std::string_view name) {
     if (to_string(mode) == name) return mode;
   }
   return std::nullopt;
+}
+
+PrecisionMode precision_mode_named(std::string_view name) {
+  if (auto mode = parse_precision_mode(name)) return *mode;
+  throw util::InputError("unknown mode \"" + std::string(name) + "\"; expected one of " +
+                         precision_mode_names());
 }
 
 std::string precision_mode_names(const std::vector<PrecisionMode>& modes) {

@@ -16,6 +16,9 @@ enum class PrecisionMode { fp32, tf32, fp16, bf16 };
 
 std::string_view to_string(PrecisionMode mode);
 std::optional<PrecisionMode> parse_precision_mode(std::string_view name);
+// The mode a config or the command line names; any other name throws util::InputError (without a
+// location, which the caller adds) that lists the modes there are.
+PrecisionMode precision_mode_named(std::string_view name);
 const std::vector<PrecisionMode>& all_precision_modes();
 // Comma-separated names of these modes (by default all of them), for messages and help text.
 std::string precision_mode_names(const std::vector<PrecisionMode>& modes = all_precision_modes());

@@ -10,6 +10,7 @@
 #include "measure/device.h"
 #include "measure/environment.h"
 #include "train/fault_injection.h"
+#include "util/input_error.h"
 
 namespace ampbench::cli {
 
@@ -147,9 +148,12 @@ void add_options(CLI::App& app, CliOptions& options) {
             // "fp32, bf16", as messages list modes: the spaces around a name are not part of it.
             mode.erase(0, mode.find_first_not_of(' '));
             mode.erase(mode.find_last_not_of(' ') + 1);
-            return amp::parse_precision_mode(mode)
-                       ? std::string()
-                       : "unknown mode \"" + mode + "\"; expected one of " + amp::precision_mode_names();
+            try {
+              amp::precision_mode_named(mode);
+              return std::string();
+            } catch (const util::InputError& e) {
+              return e.problem();
+            }
           },
           "MODE", "precision mode"));
   add_training_options(app, options);

@@ -19,6 +19,15 @@ namespace {
 using util::InputError;
 using util::ObjectReader;
 
+// The mode a config names at `where`.
+amp::PrecisionMode mode_at(const std::string& name, const std::string& where) {
+  try {
+    return amp::precision_mode_named(name);
+  } catch (const InputError& e) {
+    throw e.located(where);
+  }
+}
+
 // Sample counts of a file source: limits, 0 (the default) meaning all the files hold.
 void parse_limits(ObjectReader& source, data::DataOptions& out) {
   out.train_samples = source.integer("train_samples", 0, 0);
@@ -230,14 +239,11 @@ PrecisionConfig parse_precision(ObjectReader precision) {
     out.modes.clear();
     for (size_t i = 0; i < names.size(); ++i) {
       std::string where = precision.path_of("modes") + "/" + std::to_string(i);
-      auto mode = amp::parse_precision_mode(names[i]);
-      if (!mode)
-        throw InputError(where,
-                         "unknown mode \"" + names[i] + "\"; expected one of " + amp::precision_mode_names());
-      if (std::find(out.modes.begin(), out.modes.end(), *mode) != out.modes.end()) {
+      const auto mode = mode_at(names[i], where);
+      if (std::find(out.modes.begin(), out.modes.end(), mode) != out.modes.end()) {
         throw InputError(where, "mode \"" + names[i] + "\" is listed twice");
       }
-      out.modes.push_back(*mode);
+      out.modes.push_back(mode);
     }
   }
   ObjectReader scaler = precision.object("grad_scaler");
@@ -274,15 +280,11 @@ std::map<amp::PrecisionMode, double> parse_thresholds(ObjectReader per_mode,
                                                       double min, double max) {
   std::map<amp::PrecisionMode, double> thresholds;
   for (const auto& name : per_mode.keys()) {
-    auto mode = amp::parse_precision_mode(name);
-    if (!mode) {
-      throw InputError(per_mode.path_of(name),
-                       "unknown mode \"" + name + "\"; expected one of " + amp::precision_mode_names());
-    }
-    if (std::find(modes.begin(), modes.end(), *mode) == modes.end()) {
+    const auto mode = mode_at(name, per_mode.path_of(name));
+    if (std::find(modes.begin(), modes.end(), mode) == modes.end()) {
       throw InputError(per_mode.path_of(name), "mode \"" + name + "\" is not in /precision/modes");
     }
-    thresholds[*mode] = per_mode.number(name, 0.0, min, max);
+    thresholds[mode] = per_mode.number(name, 0.0, min, max);
   }
   per_mode.finish();
   return thresholds;
@@ -325,12 +327,7 @@ std::map<amp::PrecisionMode, double> parse_peak_tflops(ObjectReader& root,
   }
   ObjectReader per_mode = root.object("peak_tflops");
   for (const auto& name : per_mode.keys()) {
-    auto mode = amp::parse_precision_mode(name);
-    if (!mode) {
-      throw InputError(per_mode.path_of(name),
-                       "unknown mode \"" + name + "\"; expected one of " + amp::precision_mode_names());
-    }
-    out[*mode] = per_mode.number(name, 0.0, 0.0, 1e9, true);
+    out[mode_at(name, per_mode.path_of(name))] = per_mode.number(name, 0.0, 0.0, 1e9, true);
   }
   per_mode.finish();
   return out;
