@@ -413,7 +413,7 @@ nlohmann::json train_json(const TrainConfig& t) {
                        {"cudnn_benchmark", t.cudnn_benchmark},
                        {"channels_last", t.channels_last}};
   if (t.clip_grad_norm) train["clip_grad_norm"] = *t.clip_grad_norm;
-  if (t.threads) train["threads"] = *t.threads;  // written only when set: unset configs keep their hash
+  train["threads"] = t.threads ? nlohmann::json(*t.threads) : nlohmann::json();
   return train;
 }
 
@@ -427,10 +427,24 @@ nlohmann::json precision_json(const PrecisionConfig& p) {
                                 {"growth_factor", s.growth_factor},
                                 {"backoff_factor", s.backoff_factor},
                                 {"growth_interval", s.growth_interval}}},
-                              {"fidelity_tolerance", p.fidelity_tolerance}};
-  // Written only when more than one: configs without it keep their hash.
-  if (p.fidelity_seeds > 1) precision["fidelity_seeds"] = p.fidelity_seeds;
+                              {"fidelity_tolerance", p.fidelity_tolerance},
+                              {"fidelity_seeds", p.fidelity_seeds}};
   return precision;
+}
+
+// Keys added after configs were first hashed (environment.config_hash, which compare checks) are written
+// only when they are not at their default, so that a config without them keeps its hash: the one list of
+// them, each with the value that leaves it out.
+void leave_out_defaults(nlohmann::json& config) {
+  static const std::vector<std::pair<nlohmann::json::json_pointer, nlohmann::json>> kLeftOutAt{
+      {nlohmann::json::json_pointer("/train/threads"), nullptr},       // LibTorch's default
+      {nlohmann::json::json_pointer("/precision/fidelity_seeds"), 1},  // the run's own seed only
+      {nlohmann::json::json_pointer("/profile"), nullptr},             // no profiled pass
+  };
+  for (const auto& [key, left_out_at] : kLeftOutAt) {
+    if (config.contains(key) && config.at(key) == left_out_at)
+      config.at(key.parent_pointer()).erase(key.back());
+  }
 }
 
 }  // namespace
@@ -523,10 +537,11 @@ nlohmann::json to_json(const ExperimentConfig& c) {
       {"output", {{"dir", c.output_dir}}},
       {"gates", gates_json(c.gates)},
       {"peak_tflops", peak_tflops_json(c.peak_tflops)},
+      {"profile", c.profile.enabled()
+                      ? nlohmann::json{{"steps", c.profile.steps}, {"warmup_steps", c.profile.warmup_steps}}
+                      : nlohmann::json()},
   };
-  // Written only when on: configs without it keep their hash.
-  if (c.profile.enabled())
-    out["profile"] = {{"steps", c.profile.steps}, {"warmup_steps", c.profile.warmup_steps}};
+  leave_out_defaults(out);
   return out;
 }
 
