@@ -1,5 +1,6 @@
 // Snapshot tests: every renderer on one fixed report, compared with the files in tests/snapshots/.
-// After an intended change, regenerate them with AMPBENCH_UPDATE_SNAPSHOTS=1 and review the diff.
+// After an intended change, regenerate them with AMPBENCH_UPDATE_SNAPSHOTS=1 and review the diff: while it
+// is set, each snapshot test rewrites its file and fails, so an update is never taken for a pass.
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -23,7 +24,8 @@ void expect_snapshot(const std::string& name, const std::string& actual) {
   auto path = std::filesystem::path(source_dir()) / "tests" / "snapshots" / name;
   if (std::getenv("AMPBENCH_UPDATE_SNAPSHOTS")) {
     std::ofstream(path) << actual;
-    return;
+    FAIL() << "rewrote snapshot " << path << " (AMPBENCH_UPDATE_SNAPSHOTS is set): review the diff, then run "
+           << "the tests without it";
   }
   std::ifstream in(path);
   ASSERT_TRUE(in) << "missing snapshot " << path << " (run with AMPBENCH_UPDATE_SNAPSHOTS=1)";

@@ -1,0 +1,90 @@
+#pragma once
+// The ampbench binary as a user runs it: the fixture of the end-to-end CLI tests (test_cli_*.cpp).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <torch/cuda.h>
+#include <nlohmann/json.hpp>
+
+#include "build_paths.h"
+#include "data_files.h"
+#include "measure/cpu_features.h"
+#include "measure/environment.h"
+#include "report/csv_report.h"
+#include "temp_dir_test.h"
+
+namespace ampbench::testing {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+inline std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class Cli : public TempDirTest {
+ protected:
+  // `shell_prefix` runs before ampbench in the same shell, e.g. to set a limit for it alone.
+  Result run(const std::string& args, const std::string& shell_prefix = "") {
+    auto err_path = dir_ / "stderr.txt";
+    std::string command = shell_prefix + ampbench_binary() + " " + args + " 2>" + err_path.string();
+    FILE* pipe = popen(command.c_str(), "r");
+    std::string out;
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+    int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, read_file(err_path)};
+  }
+
+  fs::path write_config(const nlohmann::json& config, const std::string& name = "config.json") {
+    auto path = dir_ / name;
+    std::ofstream(path) << config.dump(2);
+    return path;
+  }
+
+  // The tests' tiny experiment (tests/tiny_config.json, which the shell tests run too), into out/.
+  nlohmann::json tiny_config() {
+    std::ifstream in(fs::path(source_dir()) / "tests" / "tiny_config.json");
+    auto config = nlohmann::json::parse(in);
+    config["output"] = {{"dir", (dir_ / "out").string()}};
+    return config;
+  }
+
+  // An fp32-only run of the tiny config, one epoch, exported to base.json; returns the config's path.
+  std::string write_fp32_base_report() {
+    auto config = tiny_config();
+    config["precision"] = {{"modes", {"fp32"}}};
+    auto path = write_config(config).string();
+    EXPECT_EQ(
+        run("--config " + path + " -q --epochs 1 --export-json " + (dir_ / "base.json").string()).exit_code,
+        0);
+    return path;
+  }
+
+  std::vector<fs::path> run_folders() {
+    std::vector<fs::path> out;
+    if (!fs::exists(dir_ / "out")) return out;
+    for (const auto& entry : fs::directory_iterator(dir_ / "out")) out.push_back(entry.path());
+    return out;
+  }
+};
+
+inline size_t line_count(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+}  // namespace ampbench::testing

@@ -1,0 +1,150 @@
+// End to end: faults during a run: each is marked on its trial, the others run, the exit code says it.
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_fixture.h"
+
+namespace fs = std::filesystem;
+using namespace ampbench::testing;
+
+TEST_F(Cli, ADivergedModeIsMarkedAndTheOthersStillRun) {
+  auto result = run("--config " + write_config(tiny_config()).string() +
+                    " -q --modes fp32,fp16,bf16 --epochs 2 --inject-fault nan:bf16:6");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  EXPECT_EQ(report["complete"], true);
+  ASSERT_EQ(report["trials"].size(), 3u);
+  const auto& bf16 = report["trials"][2];
+  EXPECT_EQ(bf16["mode"], "bf16");
+  EXPECT_EQ(bf16["status"], "diverged");
+  EXPECT_EQ(bf16["stopped_at_step"], 6);  // 4 steps an epoch: step 2 of epoch 2
+  EXPECT_EQ(bf16["epochs"].size(), 1u);   // epoch 1 finished before it and is kept
+  for (int i : {0, 1}) {
+    EXPECT_EQ(report["trials"][i]["status"], "ok");
+    EXPECT_EQ(report["trials"][i]["epochs"].size(), 2u);
+  }
+  EXPECT_EQ(report["summary"].size(), 2u);  // only finished trials are compared
+  std::vector<std::string> kinds;
+  for (const auto& w : report["warnings"]) kinds.push_back(w["kind"]);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "diverged"), kinds.end());
+  EXPECT_NE(result.out.find("bf16 trial 1: the training loss became NaN or inf at step 6"), std::string::npos)
+      << result.out;
+}
+
+TEST_F(Cli, AnOutOfMemoryModeIsMarkedWithItsBatchSize) {
+  auto result = run("--config " + write_config(tiny_config()).string() +
+                    " -q --modes fp32,fp16,bf16 --epochs 1 --inject-fault oom:fp16:2");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  const auto& fp16 = report["trials"][1];
+  EXPECT_EQ(fp16["status"], "oom");
+  EXPECT_NE(fp16["detail"].get<std::string>().find("out of memory at batch size 16"), std::string::npos);
+  EXPECT_EQ(report["trials"][0]["status"], "ok");
+  EXPECT_EQ(report["trials"][2]["status"], "ok");  // bf16 ran after it
+}
+
+TEST_F(Cli, ARunInWhichNoTrialFinishedExitsFour) {
+  auto config = tiny_config();
+  config["repeats"] = 2;
+  auto result =
+      run("--config " + write_config(config).string() + " -q --modes fp16 --inject-fault oom:fp16:2");
+  EXPECT_EQ(result.exit_code, 4) << result.err;
+  EXPECT_NE(result.out.find("no trial finished"), std::string::npos) << result.out;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  EXPECT_TRUE(report["summary"].empty());
+  EXPECT_EQ(report["trials"].size(), 2u);
+  // One finished trial is a measurement: the same run with fp32 beside it succeeds.
+  EXPECT_EQ(
+      run("--config " + write_config(config).string() + " -q --modes fp32,fp16 --inject-fault oom:fp16:2")
+          .exit_code,
+      0);
+}
+
+TEST_F(Cli, AHostAllocationThatFailsIsMarkedOutOfMemoryNotFailed) {
+#ifdef __SANITIZE_ADDRESS__
+  GTEST_SKIP() << "AddressSanitizer's shadow memory does not fit under an address-space limit";
+#endif
+  if (torch::cuda::is_available()) GTEST_SKIP() << "a CUDA context does not fit under an address-space limit";
+  // The CPU allocator reports a failed malloc as a plain error, not OutOfMemoryError: a batch that does
+  // not fit in host memory is still a size that does not fit, not a broken run. A width-65536 layer on a
+  // batch of 2^19 asks for one 128 GiB block, which an 8 GiB address-space limit refuses on any host
+  // (without one, Linux may grant it and kill the process when it is touched).
+  const int64_t batch = int64_t(1) << 19;
+  auto config = tiny_config();
+  config["model"]["options"]["width"] = 65536;
+  config["data"]["synthetic"] = {
+      {"train_samples", batch}, {"val_samples", 1}, {"shape", {1}}, {"classes", 2}};
+  config["train"] = {{"epochs", 1}, {"batch_size", batch}};
+  auto result =
+      run("--config " + write_config(config).string() + " -q --modes fp32", "ulimit -v 8388608 && ");
+  // Its only mode ran out of memory: nothing was measured, which a CI job must not read as success.
+  ASSERT_EQ(result.exit_code, 4) << result.err;
+  EXPECT_NE(result.err.find("error: no trial finished in any mode: nothing was measured"), std::string::npos)
+      << result.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  const auto& fp32 = report["trials"][0];
+  EXPECT_EQ(fp32["status"], "oom");
+  EXPECT_NE(fp32["detail"].get<std::string>().find("out of memory at batch size 524288: "), std::string::npos)
+      << fp32["detail"];
+}
+
+TEST_F(Cli, ATrialLostToAnErrorIsMarkedTheOthersRunAndTheRunExitsOne) {
+  auto result = run("--config " + write_config(tiny_config()).string() +
+                    " -q --modes fp32,fp16,bf16 --epochs 1 --inject-fault error:fp16:2");
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.err.find("error: fp16 trial 1 failed: injected error at step 2\n"), std::string::npos)
+      << result.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  EXPECT_EQ(report["complete"], true);
+  const auto& fp16 = report["trials"][1];
+  EXPECT_EQ(fp16["status"], "failed");
+  EXPECT_EQ(fp16["detail"], "injected error at step 2");
+  EXPECT_EQ(report["trials"][0]["status"], "ok");
+  EXPECT_EQ(report["trials"][2]["status"], "ok");  // bf16 ran after it
+  EXPECT_EQ(report["summary"].size(), 2u);
+  EXPECT_NE(result.out.find("warning: fp16 trial 1: failed: injected error at step 2"), std::string::npos)
+      << result.out;  // the summary is printed all the same
+}
+
+// A fidelity trial lost to an error fails the run as a timed one does, and its seed drops out of the
+// pairing; a fault may name a fidelity seed's index past the repeats.
+TEST_F(Cli, AFailedFidelityTrialFailsTheRunAndLeavesItsSeedOut) {
+  auto result = run("--config " + write_config(tiny_config()).string() +
+                    " -q --modes fp32,bf16 --epochs 1 --fidelity-seeds 3 --inject-fault error:bf16:2:2");
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.err.find("error: bf16 fidelity seed 2 failed: injected error at step 2"),
+            std::string::npos)
+      << result.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  ASSERT_EQ(report["fidelity_trials"].size(), 4u);
+  EXPECT_EQ(report["fidelity_trials"][1]["status"], "failed");  // bf16, seed index 2
+  EXPECT_EQ(report["fidelity_trials"][3]["status"], "ok");      // bf16, seed index 3
+  EXPECT_EQ(report["summary"][1]["fidelity_detail"]["paired_seeds"], 2);
+  EXPECT_EQ(report["summary"][0]["fidelity_detail"]["seeds"], 3);
+  EXPECT_NE(result.out.find("warning: bf16 fidelity seed 2: failed: injected error"), std::string::npos)
+      << result.out;
+}
+
+TEST_F(Cli, ASignalStopsAtAStepBoundaryAndKeepsEveryFinishedEpoch) {
+  for (const std::string signal : {"sigint", "sigterm"}) {
+    fs::remove_all(dir_ / "out");
+    auto result = run("--config " + write_config(tiny_config()).string() +
+                      " -q --modes fp32,fp16,bf16 --epochs 2 --repeats 2 " + "--inject-fault " + signal +
+                      ":fp16:7 --export-csv " + (dir_ / "partial.csv").string());
+    EXPECT_EQ(result.exit_code, 130) << result.err;
+    auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+    EXPECT_EQ(report["complete"], false);
+    EXPECT_EQ(report["stopped_by"], signal == "sigint" ? "SIGINT" : "SIGTERM");
+    ASSERT_EQ(report["trials"].size(), 2u);  // fp32 finished, fp16 stopped, nothing after
+    EXPECT_EQ(report["trials"][0]["status"], "ok");
+    EXPECT_EQ(report["trials"][0]["epochs"].size(), 2u);
+    EXPECT_EQ(report["trials"][1]["status"], "interrupted");
+    EXPECT_EQ(report["trials"][1]["epochs"].size(), 1u);  // epoch 2 was cut short: not reported
+    EXPECT_NE(read_file(run_folders().at(0) / "report.md").find("Partial report"), std::string::npos);
+    EXPECT_EQ(line_count(read_file(dir_ / "partial.csv")), 1u + 2 + 1);  // the exports are written too
+  }
+}
