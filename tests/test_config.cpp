@@ -88,8 +88,8 @@ TEST(Config, TheGpuTransformerConfigsAreTheFullSizedModels) {
     SCOPED_TRACE(file);
     auto config =
         parse_experiment_config(ampbench::config::read_config_file(source_dir() + "/configs/" + file));
-    EXPECT_EQ(config.data.shape, data.sample_shape);
-    EXPECT_EQ(config.data.classes, data.num_classes);
+    EXPECT_EQ(config.data.sample_shape(), data.sample_shape);
+    EXPECT_EQ(config.data.classes(), data.num_classes);
     json no_options = json::object();
     ampbench::util::ObjectReader defaults(no_options, "/model/options");
     auto full_sized = ampbench::models::find_model(model)->read(defaults, data);
@@ -267,7 +267,7 @@ TEST(Config, DataHoldsExactlyOneSourceThatFitsTheModel) {
   doc["model"] = {{"type", "gpt"}, {"options", {{"n_layer", 1}, {"n_head", 2}, {"d_model", 8}}}};
   auto config = parse_experiment_config(doc);
   EXPECT_EQ(config.model.spec->options_json()["context"], 8);  // the data's context, written out
-  EXPECT_EQ(config.data.classes, 50);
+  EXPECT_EQ(config.data.classes(), 50);
   doc["model"]["options"]["context"] = 4;
   EXPECT_EQ(error(doc),
             "/data/synthetic_tokens/context: sequences of 8 tokens are longer than the model's context (4)");

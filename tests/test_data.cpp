@@ -141,9 +141,8 @@ TEST_F(DataFiles, BadTokenFilesAreOneClearError) {
 }
 
 TEST(SyntheticTokens, AFixedMarkovChainSeededAndLearnable) {
-  ampbench::data::DataOptions options;
-  options.source = ampbench::data::DataSource::synthetic_tokens;
-  options.train_samples = 64, options.val_samples = 16, options.shape = {32}, options.classes = 50;
+  ampbench::data::SyntheticTokensOptions options;
+  options.train_samples = 64, options.val_samples = 16, options.context = 32, options.vocab = 50;
   options.branching = 3, options.seed = 5;
   auto a = ampbench::data::make_synthetic_tokens(options);
   auto b = ampbench::data::make_synthetic_tokens(options);
@@ -166,14 +165,13 @@ TEST(SyntheticData, ItsSizeIsKnownBeforeItIsMade) {
     return double(d.train_inputs.nbytes() + d.train_labels.nbytes() + d.val_inputs.nbytes() +
                   d.val_labels.nbytes());
   };
-  ampbench::data::DataOptions images;
+  ampbench::data::SyntheticOptions images;
   images.train_samples = 24, images.val_samples = 8, images.shape = {3, 4, 5}, images.classes = 4;
-  EXPECT_EQ(images.synthetic_bytes(), bytes_of(ampbench::data::make_synthetic_dataset(images)));
-  ampbench::data::DataOptions tokens;
-  tokens.source = ampbench::data::DataSource::synthetic_tokens;
-  tokens.train_samples = 16, tokens.val_samples = 4, tokens.shape = {12}, tokens.classes = 30;
-  EXPECT_EQ(tokens.synthetic_bytes(), bytes_of(ampbench::data::make_synthetic_tokens(tokens)));
-  ampbench::data::DataOptions files;
-  files.source = ampbench::data::DataSource::mnist;
-  EXPECT_EQ(files.synthetic_bytes(), 0.0);
+  EXPECT_EQ(ampbench::data::DataOptions{images}.synthetic_bytes(),
+            bytes_of(ampbench::data::make_synthetic_dataset(images)));
+  ampbench::data::SyntheticTokensOptions tokens;
+  tokens.train_samples = 16, tokens.val_samples = 4, tokens.context = 12, tokens.vocab = 30;
+  EXPECT_EQ(ampbench::data::DataOptions{tokens}.synthetic_bytes(),
+            bytes_of(ampbench::data::make_synthetic_tokens(tokens)));
+  EXPECT_EQ(ampbench::data::DataOptions{ampbench::data::ImageFilesOptions{}}.synthetic_bytes(), 0.0);
 }

@@ -29,12 +29,18 @@ amp::PrecisionMode mode_at(const std::string& name, const std::string& where) {
 }
 
 // Sample counts of a file source: limits, 0 (the default) meaning all the files hold.
-void parse_limits(ObjectReader& source, data::DataOptions& out) {
-  out.train_samples = source.integer("train_samples", 0, 0);
-  out.val_samples = source.integer("val_samples", 0, 0);
+template <typename FileOptions>
+void parse_limits(ObjectReader& source, FileOptions& out) {
+  out.train_samples = source.integer("train_samples", out.train_samples, 0);
+  out.val_samples = source.integer("val_samples", out.val_samples, 0);
 }
 
-void parse_synthetic(ObjectReader& source, data::DataOptions& out, uint64_t seed) {
+uint64_t parse_seed(ObjectReader& source, uint64_t seed) {
+  return static_cast<uint64_t>(source.integer("seed", static_cast<int64_t>(seed), 0));
+}
+
+data::SyntheticOptions parse_synthetic(ObjectReader& source, uint64_t seed) {
+  data::SyntheticOptions out;
   out.train_samples = source.integer("train_samples", out.train_samples, 1);
   out.val_samples = source.integer("val_samples", out.val_samples, 1);
   out.shape = source.integer_list("shape", out.shape, 1);
@@ -43,32 +49,38 @@ void parse_synthetic(ObjectReader& source, data::DataOptions& out, uint64_t seed
                      "expected 1 to 4 dimensions, got " + std::to_string(out.shape.size()));
   }
   out.classes = source.integer("classes", out.classes, 2);
-  out.seed = static_cast<uint64_t>(source.integer("seed", static_cast<int64_t>(seed), 0));
+  out.seed = parse_seed(source, seed);
+  return out;
 }
 
-void parse_synthetic_tokens(ObjectReader& source, data::DataOptions& out, uint64_t seed) {
-  out.train_samples = source.integer("train_samples", 1024, 1);
-  out.val_samples = source.integer("val_samples", 256, 1);
-  out.shape = {source.integer("context", 64, 1, 1 << 20)};
-  out.classes = source.integer("vocab", 256, 2, 1 << 24);
+data::SyntheticTokensOptions parse_synthetic_tokens(ObjectReader& source, uint64_t seed) {
+  data::SyntheticTokensOptions out;
+  out.train_samples = source.integer("train_samples", out.train_samples, 1);
+  out.val_samples = source.integer("val_samples", out.val_samples, 1);
+  out.context = source.integer("context", out.context, 1, 1 << 20);
+  out.vocab = source.integer("vocab", out.vocab, 2, 1 << 24);
   out.branching = source.integer("branching", out.branching, 1, 1 << 20);
-  out.seed = static_cast<uint64_t>(source.integer("seed", static_cast<int64_t>(seed), 0));
+  out.seed = parse_seed(source, seed);
+  return out;
 }
 
 // MNIST and CIFAR-10: a folder of files whose format fixes the images' shape and the classes.
-void parse_image_files(ObjectReader& source, data::DataOptions& out) {
+data::ImageFilesOptions parse_image_files(ObjectReader& source, data::DataSource format) {
+  data::ImageFilesOptions out;
+  out.format = format;
   out.dir = source.required_string("dir");
   parse_limits(source, out);
-  out.shape = out.source == data::DataSource::mnist ? std::vector<int64_t>{1, 28, 28}
-                                                    : std::vector<int64_t>{3, 32, 32};
-  out.classes = 10;
+  if (format == data::DataSource::cifar10) out.shape = {3, 32, 32};
+  return out;
 }
 
-void parse_token_files(ObjectReader& source, data::DataOptions& out) {
+data::TokenFilesOptions parse_token_files(ObjectReader& source) {
+  data::TokenFilesOptions out;
   out.dir = source.required_string("dir");
   parse_limits(source, out);
-  out.shape = {source.integer("context", 1024, 1, 1 << 20)};
-  out.classes = source.integer("vocab", 50257, 2, 65536);  // uint16 ids
+  out.context = source.integer("context", out.context, 1, 1 << 20);
+  out.vocab = source.integer("vocab", out.vocab, 2, 65536);  // uint16 ids
+  return out;
 }
 
 const std::vector<std::pair<std::string, data::DataSource>>& data_sources() {
@@ -108,20 +120,19 @@ data::DataOptions parse_data(ObjectReader data, uint64_t seed) {
   ObjectReader source = data.required_object(name);
   data.finish();
   data::DataOptions out;
-  out.source = kind;
-  switch (out.source) {
+  switch (kind) {
     case data::DataSource::synthetic:
-      parse_synthetic(source, out, seed);
+      out.options = parse_synthetic(source, seed);
       break;
     case data::DataSource::synthetic_tokens:
-      parse_synthetic_tokens(source, out, seed);
+      out.options = parse_synthetic_tokens(source, seed);
       break;
     case data::DataSource::mnist:
     case data::DataSource::cifar10:
-      parse_image_files(source, out);
+      out.options = parse_image_files(source, kind);
       break;
     case data::DataSource::tokens:
-      parse_token_files(source, out);
+      out.options = parse_token_files(source);
       break;
   }
   source.finish();
@@ -130,7 +141,7 @@ data::DataOptions parse_data(ObjectReader data, uint64_t seed) {
 
 // The JSON pointer of what fixes the model's input, for the models' error messages.
 std::string input_pointer(const data::DataOptions& d) {
-  switch (d.source) {
+  switch (d.source()) {
     case data::DataSource::synthetic:
       return "/data/synthetic/shape";
     case data::DataSource::synthetic_tokens:
@@ -138,38 +149,41 @@ std::string input_pointer(const data::DataOptions& d) {
     case data::DataSource::tokens:
       return "/data/tokens/context";
     default:
-      return "/data/" + data::to_string(d.source);
+      return "/data/" + data::to_string(d.source());
   }
 }
 
+nlohmann::json source_json(const data::SyntheticOptions& o) {
+  return {{"train_samples", o.train_samples},
+          {"val_samples", o.val_samples},
+          {"shape", o.shape},
+          {"classes", o.classes},
+          {"seed", o.seed}};
+}
+
+nlohmann::json source_json(const data::SyntheticTokensOptions& o) {
+  return {{"train_samples", o.train_samples},
+          {"val_samples", o.val_samples},
+          {"context", o.context},
+          {"vocab", o.vocab},
+          {"branching", o.branching},
+          {"seed", o.seed}};
+}
+
+nlohmann::json source_json(const data::ImageFilesOptions& o) {
+  return {{"dir", o.dir.string()}, {"train_samples", o.train_samples}, {"val_samples", o.val_samples}};
+}
+
+nlohmann::json source_json(const data::TokenFilesOptions& o) {
+  return {{"dir", o.dir.string()},
+          {"train_samples", o.train_samples},
+          {"val_samples", o.val_samples},
+          {"context", o.context},
+          {"vocab", o.vocab}};
+}
+
 nlohmann::json data_json(const data::DataOptions& d) {
-  nlohmann::json source;
-  switch (d.source) {
-    case data::DataSource::synthetic:
-      source = {{"train_samples", d.train_samples},
-                {"val_samples", d.val_samples},
-                {"shape", d.shape},
-                {"classes", d.classes},
-                {"seed", d.seed}};
-      break;
-    case data::DataSource::synthetic_tokens:
-      source = {{"train_samples", d.train_samples}, {"val_samples", d.val_samples},
-                {"context", d.shape.at(0)},         {"vocab", d.classes},
-                {"branching", d.branching},         {"seed", d.seed}};
-      break;
-    case data::DataSource::mnist:
-    case data::DataSource::cifar10:
-      source = {{"dir", d.dir.string()}, {"train_samples", d.train_samples}, {"val_samples", d.val_samples}};
-      break;
-    case data::DataSource::tokens:
-      source = {{"dir", d.dir.string()},
-                {"train_samples", d.train_samples},
-                {"val_samples", d.val_samples},
-                {"context", d.shape.at(0)},
-                {"vocab", d.classes}};
-      break;
-  }
-  return {{data::to_string(d.source), source}};
+  return {{data::to_string(d.source()), std::visit([](const auto& o) { return source_json(o); }, d.options)}};
 }
 
 optim::SgdOptions parse_sgd(ObjectReader& optimizer) {
@@ -365,7 +379,7 @@ ModelConfig parse_model(ObjectReader model, const data::DataOptions& data) {
             : out.type + " classifies images or vectors: token data needs a language model (gpt)");
   }
   ObjectReader options = model.object("options");
-  const models::InputSpec input{data.shape, data.classes, data.is_language_model()};
+  const models::InputSpec input{data.sample_shape(), data.classes(), data.is_language_model()};
   try {
     out.spec = entry->read(options, input);
   } catch (const InputError& e) {
@@ -398,10 +412,11 @@ void check_combinations(const ExperimentConfig& config) {
     throw InputError("/gates/min_low_precision_flop_share",
                      "needs the profiled pass (\"profile\" or --profile)");
   }
-  if (config.train.channels_last && (config.data.shape.size() != 3 || config.data.is_language_model())) {
+  if (config.train.channels_last &&
+      (config.data.sample_shape().size() != 3 || config.data.is_language_model())) {
     throw InputError("/train/channels_last", "needs image inputs ([C, H, W] samples)");
   }
-  if (config.data.sizes_known()) check_fits(config, config.data.train_samples);
+  if (config.data.sizes_known()) check_fits(config, config.data.train_samples());
 }
 
 nlohmann::json train_json(const TrainConfig& t) {
@@ -484,7 +499,7 @@ void check_fits(const ExperimentConfig& config, int64_t train_samples) {
   if (config.train.batch_size > train_samples) {
     throw InputError("/train/batch_size", "is larger than the training set (" +
                                               std::to_string(train_samples) + " samples in /data/" +
-                                              data::to_string(config.data.source) + ")");
+                                              data::to_string(config.data.source()) + ")");
   }
   const int64_t steps = train_samples / config.train.batch_size;
   if (config.train.warmup_steps >= steps) {

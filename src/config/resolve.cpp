@@ -24,7 +24,7 @@ void check_fits_host_memory(const data::DataOptions& data) {
   const double needed = data.synthetic_bytes();
   const auto available = measure::available_host_bytes();
   if (!available || needed <= double(*available)) return;
-  throw util::InputError("/data/" + data::to_string(data.source) + "/train_samples",
+  throw util::InputError("/data/" + data::to_string(data.source()) + "/train_samples",
                          "the data set needs " + measure::human_bytes(needed) + " of host memory, and " +
                              measure::human_bytes(double(*available)) + " is available");
 }
@@ -38,24 +38,24 @@ data::Dataset load_data(const ExperimentConfig& config, const torch::Device& dev
     dataset = data::load_dataset(config.data, device);
   } catch (const util::InputError& e) {
     // Only file sources read anything that can be wrong: their folder is the key to name.
-    throw e.located("/data/" + data::to_string(config.data.source) + "/dir");
+    throw e.located("/data/" + data::to_string(config.data.source()) + "/dir");
   }
   check_fits(config, dataset.train_size());
   return dataset;
 }
 
 ExperimentConfig fitted_to(ExperimentConfig config, const data::Dataset& dataset) {
-  if (dataset.sample_shape == config.data.shape && dataset.num_classes == config.data.classes) return config;
-  config.data.shape = dataset.sample_shape;
-  config.data.classes = dataset.num_classes;
+  if (dataset.sample_shape == config.data.sample_shape() && dataset.num_classes == config.data.classes())
+    return config;
+  config.data.fit_to(dataset.sample_shape, dataset.num_classes);
   const auto options = config.model.spec->options_json();
   util::ObjectReader reader(options, "/model/options");
   try {
-    config.model.spec =
-        models::find_model(config.model.type)
-            ->read(reader, {config.data.shape, config.data.classes, config.data.is_language_model()});
+    config.model.spec = models::find_model(config.model.type)
+                            ->read(reader, {config.data.sample_shape(), config.data.classes(),
+                                            config.data.is_language_model()});
   } catch (const util::InputError& e) {
-    throw e.located("/data/" + data::to_string(config.data.source));
+    throw e.located("/data/" + data::to_string(config.data.source()));
   }
   return config;
 }

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace ampbench::data {
@@ -18,26 +19,61 @@ enum class DataSource {
 
 std::string to_string(DataSource source);
 
-struct DataOptions {
-  DataSource source = DataSource::synthetic;
-  // Samples (sequences for tokens). For file sources 0 means all the files hold; otherwise the first N.
+// Each source's options, with their defaults (the only ones). Samples are sequences for tokens.
+
+struct SyntheticOptions {
   int64_t train_samples = 2048;
   int64_t val_samples = 512;
-  std::vector<int64_t> shape{3, 32, 32};  // one sample: [C, H, W], [features], or [context] for tokens
-  int64_t classes = 10;                   // classes, or the vocabulary size for tokens
-  uint64_t seed = 0;                      // synthetic sources
-  int64_t branching = 4;                  // synthetic_tokens: likely successors of each token
-  std::filesystem::path dir;              // file sources
+  std::vector<int64_t> shape{3, 32, 32};  // one sample: [C, H, W] or [features]
+  int64_t classes = 10;
+  uint64_t seed = 0;  // the config's seed unless given
+};
 
-  bool is_language_model() const {
-    return source == DataSource::synthetic_tokens || source == DataSource::tokens;
-  }
-  bool sizes_known() const {
-    return source == DataSource::synthetic || source == DataSource::synthetic_tokens;
-  }
+struct SyntheticTokensOptions {
+  int64_t train_samples = 1024;
+  int64_t val_samples = 256;
+  int64_t context = 64;
+  int64_t vocab = 256;
+  int64_t branching = 4;  // likely successors of each token
+  uint64_t seed = 0;      // the config's seed unless given
+};
+
+// MNIST or CIFAR-10: the files' format fixes the images' shape and the classes; `shape` and `classes` are
+// the format's until the files are read, then what they hold.
+struct ImageFilesOptions {
+  DataSource format = DataSource::mnist;  // mnist or cifar10
+  std::filesystem::path dir;
+  int64_t train_samples = 0;  // 0: all the files hold; otherwise the first N
+  int64_t val_samples = 0;
+  std::vector<int64_t> shape{1, 28, 28};
+  int64_t classes = 10;
+};
+
+struct TokenFilesOptions {
+  std::filesystem::path dir;
+  int64_t train_samples = 0;  // 0: all the files hold; otherwise the first N
+  int64_t val_samples = 0;
+  int64_t context = 1024;
+  int64_t vocab = 50257;  // GPT-2's; uint16 ids allow up to 65536
+};
+
+// The data of an experiment: one source's options, and what every layer asks of them alike.
+struct DataOptions {
+  std::variant<SyntheticOptions, SyntheticTokensOptions, ImageFilesOptions, TokenFilesOptions> options;
+
+  DataSource source() const;
+  int64_t train_samples() const;
+  int64_t val_samples() const;
+  std::vector<int64_t> sample_shape() const;  // [C, H, W], [features], or [context] for tokens
+  int64_t classes() const;                    // classes, or the vocabulary size for tokens
+  bool is_language_model() const;
+  bool sizes_known() const;  // synthetic sources: made at the asked sizes
   // The bytes a synthetic data set holds once made (inputs and labels, both splits), 0 for file sources;
   // a double, since a config may ask for more than an int64_t counts.
   double synthetic_bytes() const;
+  // After the files are read: the shape and classes they hold (image files only; the others are made or
+  // read at their given sizes).
+  void fit_to(const std::vector<int64_t>& shape, int64_t classes);
 };
 
 }  // namespace ampbench::data

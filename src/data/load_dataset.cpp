@@ -6,21 +6,13 @@
 namespace ampbench::data {
 namespace {
 
-Dataset read(const DataOptions& options) {
-  switch (options.source) {
-    case DataSource::synthetic:
-      return make_synthetic_dataset(options);
-    case DataSource::synthetic_tokens:
-      return make_synthetic_tokens(options);
-    case DataSource::mnist:
-      return read_mnist(options.dir);
-    case DataSource::cifar10:
-      return read_cifar10(options.dir);
-    case DataSource::tokens:
-      return read_token_files(options.dir, options.shape.at(0), options.classes, options.train_samples,
-                              options.val_samples);
-  }
-  throw std::logic_error("unknown data source");
+Dataset read(const SyntheticOptions& o) { return make_synthetic_dataset(o); }
+Dataset read(const SyntheticTokensOptions& o) { return make_synthetic_tokens(o); }
+Dataset read(const ImageFilesOptions& o) {
+  return o.format == DataSource::mnist ? read_mnist(o.dir) : read_cifar10(o.dir);
+}
+Dataset read(const TokenFilesOptions& o) {
+  return read_token_files(o.dir, o.context, o.vocab, o.train_samples, o.val_samples);
 }
 
 torch::Tensor first(const torch::Tensor& t, int64_t limit) {
@@ -30,12 +22,12 @@ torch::Tensor first(const torch::Tensor& t, int64_t limit) {
 }  // namespace
 
 Dataset load_dataset(const DataOptions& options, const torch::Device& device) {
-  Dataset d = read(options);
+  Dataset d = std::visit([](const auto& o) { return read(o); }, options.options);
   if (!options.sizes_known()) {
-    d.train_inputs = first(d.train_inputs, options.train_samples);
-    d.train_labels = first(d.train_labels, options.train_samples);
-    d.val_inputs = first(d.val_inputs, options.val_samples);
-    d.val_labels = first(d.val_labels, options.val_samples);
+    d.train_inputs = first(d.train_inputs, options.train_samples());
+    d.train_labels = first(d.train_labels, options.train_samples());
+    d.val_inputs = first(d.val_inputs, options.val_samples());
+    d.val_labels = first(d.val_labels, options.val_samples());
   }
   std::vector<torch::Tensor*> parts{&d.train_inputs, &d.train_labels, &d.val_inputs, &d.val_labels};
   for (auto* part : parts) *part = part->contiguous();

@@ -14,7 +14,7 @@ int64_t latent_factors(int64_t features) { return std::clamp<int64_t>(features /
 
 }  // namespace
 
-Dataset make_synthetic_dataset(const DataOptions& options) {
+Dataset make_synthetic_dataset(const SyntheticOptions& options) {
   torch::NoGradGuard no_grad;
   auto generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
   int64_t features = 1;
@@ -46,10 +46,10 @@ Dataset make_synthetic_dataset(const DataOptions& options) {
   return dataset;
 }
 
-Dataset make_synthetic_tokens(const DataOptions& options) {
+Dataset make_synthetic_tokens(const SyntheticTokensOptions& options) {
   torch::NoGradGuard no_grad;
   auto generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
-  const int64_t vocab = options.classes, context = options.shape.at(0);
+  const int64_t vocab = options.vocab, context = options.context;
   const int64_t branching = std::min(options.branching, vocab);
   // The chain first, in a fixed order: it depends on the seed only.
   auto successors = torch::randint(vocab, {vocab, branching}, generator, torch::kInt64);

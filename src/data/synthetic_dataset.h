@@ -15,11 +15,11 @@ namespace ampbench::data {
 // teacher on z (argmax over classes). The label is thus written visibly into the input, a model can
 // learn it, and validation loss means something. The same options give the same data, bit for bit.
 // Built on the CPU; load_dataset stages it on the device.
-Dataset make_synthetic_dataset(const DataOptions& options);
+Dataset make_synthetic_dataset(const SyntheticOptions& options);
 
 // Token sequences a language model can learn: a fixed, seeded Markov chain in which every token has
 // `branching` likely successors with fixed random weights. Inputs are `context` tokens, targets the same
 // shifted by one; the best achievable loss is the chain's entropy rate (at most ln(branching)).
-Dataset make_synthetic_tokens(const DataOptions& options);
+Dataset make_synthetic_tokens(const SyntheticTokensOptions& options);
 
 }  // namespace ampbench::data
