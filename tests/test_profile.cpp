@@ -11,6 +11,7 @@
 #include "data/load_dataset.h"
 #include "experiment_runs.h"
 #include "profile/attributed_op.h"
+#include "profile/event_sorting.h"
 #include "profile/kineto_capture.h"
 #include "profile/mode_profile.h"
 #include "report/gates.h"
@@ -136,6 +137,64 @@ TEST(ProfileOps, OnAGpuAnOpsTimeIsItsKernels) {
   const auto ops = ampbench::profile::attribute_ops(events);
   EXPECT_EQ(find(ops, "aten::addmm", 150).inclusive_ns, 150);
   EXPECT_EQ(find(ops, "aten::addmm", 0).inclusive_ns, 150);  // the fp32 wrapper launched none itself
+}
+
+// Kineto's activity types (libkineto::ActivityType), as LibTorch's profiler reports them.
+namespace activity {
+constexpr uint8_t cpu_op = 0, user_annotation = 1, gpu_user_annotation = 2, gpu_memcpy = 3, gpu_memset = 4,
+                  kernel = 5, cuda_runtime = 7, cuda_driver = 8, overhead = 11, last = 26;
+}
+
+TEST(ProfileEvents, OnlyHostOpsAndDeviceWorkWithALaunchingOpAreKept) {
+  using ampbench::profile::EventRole;
+  using ampbench::profile::role_of;
+  for (int type = 0; type <= activity::last; ++type) {
+    auto expected = EventRole::ignored;
+    if (type == activity::cpu_op || type == activity::user_annotation) expected = EventRole::host_op;
+    if (type == activity::gpu_memcpy || type == activity::gpu_memset || type == activity::kernel)
+      expected = EventRole::device_work;
+    EXPECT_EQ(role_of(uint8_t(type), 42), expected) << "activity type " << type;
+  }
+  for (auto device : {activity::kernel, activity::gpu_memcpy, activity::gpu_memset})
+    EXPECT_EQ(role_of(device, 0), EventRole::ignored);  // no launching op: a user scope's device span
+}
+
+ampbench::profile::RecordedEvent recorded(uint8_t type, std::string name, int64_t start, int64_t end,
+                                          uint64_t correlation, uint64_t linked = 0) {
+  return {type, op(std::move(name), start, end, {}, {}, 0, correlation), linked};
+}
+
+// A GPU step as Kineto records it. The runtime call that launched addmm's kernel has CUPTI's correlation
+// id, which here equals addmm's own (the counters overlap); were it kept as an op, it could take the
+// kernel's time, and op time would exceed the step's.
+TEST(ProfileEvents, ARuntimeCallIsNeverCreditedWithAnOpsKernelTime) {
+  using namespace activity;
+  const auto sorted = ampbench::profile::sort_events({
+      recorded(user_annotation, "ampbench::step", 0, 1000, 1),
+      recorded(gpu_user_annotation, "ampbench::step", 5, 995, 0, 0),
+      recorded(user_annotation, "ampbench::forward", 0, 900, 2),
+      recorded(cpu_op, "aten::addmm", 10, 400, 7),
+      recorded(cuda_runtime, "cudaLaunchKernel", 50, 60, 7),
+      recorded(cuda_driver, "cuLaunchKernel", 52, 58, 7),
+      recorded(overhead, "Instrumentation", 0, 5, 7),
+      recorded(kernel, "sm90_gemm", 100, 400, 0, 7),
+      recorded(cpu_op, "aten::copy_", 410, 460, 8),
+      recorded(gpu_memcpy, "Memcpy HtoD", 420, 470, 0, 8),
+      recorded(gpu_memset, "Memset", 470, 480, 0, 8),
+  });
+  ASSERT_EQ(sorted.steps.size(), 1u);
+  EXPECT_EQ(sorted.steps[0].length(), 1000);
+  ASSERT_EQ(sorted.phases.size(), 1u);
+  ASSERT_EQ(sorted.ops.size(), 2u);
+  EXPECT_EQ(sorted.ops[0].name, "aten::addmm");
+  EXPECT_EQ(sorted.ops[1].name, "aten::copy_");
+  ASSERT_EQ(sorted.device.size(), 3u);
+  const auto ops = ampbench::profile::attribute_ops(sorted);
+  EXPECT_EQ(find(ops, "aten::addmm", 300).inclusive_ns, 300);
+  EXPECT_EQ(find(ops, "aten::copy_", 60).inclusive_ns, 60);
+  const auto p = ampbench::profile::summarize_profile(sorted, ops, false);
+  EXPECT_TRUE(p.device_time);
+  EXPECT_NEAR(p.overhead_seconds, (1000 - 360) * 1e-9, 1e-15);
 }
 
 // A tiny MLP run as the experiment runs it, with the profiled pass on.

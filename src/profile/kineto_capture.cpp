@@ -1,9 +1,10 @@
 #include "profile/kineto_capture.h"
 
 #include <cstdlib>
-#include <string_view>
 
 #include <torch/csrc/autograd/profiler_kineto.h>
+
+#include "profile/event_sorting.h"
 
 namespace ampbench::profile {
 namespace {
@@ -23,22 +24,6 @@ std::set<ActivityType> activities(bool cuda) {
   return {ActivityType::CPU};
 }
 
-// A marker's event becomes a step or a phase span; false when it is no marker.
-bool take_marker(std::string_view name, const Span& span, CapturedEvents& out) {
-  if (name == kStepMarker) {
-    out.steps.push_back(span);
-  } else if (name == kForwardMarker) {
-    out.phases.emplace_back(Phase::forward, span);
-  } else if (name == kBackwardMarker) {
-    out.phases.emplace_back(Phase::backward, span);
-  } else if (name == kOptimizerMarker) {
-    out.phases.emplace_back(Phase::optimizer, span);
-  } else {
-    return false;
-  }
-  return true;
-}
-
 OpEvent op_event(const kineto::KinetoEvent& e) {
   OpEvent op;
   op.name = e.name();
@@ -52,17 +37,8 @@ OpEvent op_event(const kineto::KinetoEvent& e) {
   return op;
 }
 
-CapturedEvents convert(const std::vector<kineto::KinetoEvent>& events) {
-  CapturedEvents out;
-  for (const auto& e : events) {
-    if (e.deviceType() == c10::DeviceType::CUDA) {
-      out.device.push_back({int64_t(e.durationNs()), e.linkedCorrelationId()});
-      continue;
-    }
-    const auto name = e.name();
-    if (!take_marker(name, {int64_t(e.startNs()), int64_t(e.endNs())}, out)) out.ops.push_back(op_event(e));
-  }
-  return out;
+RecordedEvent recorded(const kineto::KinetoEvent& e) {
+  return {e.activityType(), op_event(e), e.linkedCorrelationId()};
 }
 
 void save_trace(kineto::ProfilerResult& result, const std::filesystem::path& path, bool& written) {
@@ -100,7 +76,9 @@ CapturedEvents KinetoCapture::stop(const std::filesystem::path& trace_path, bool
   running_ = false;
   auto result = kineto::disableProfiler();
   save_trace(*result, trace_path, trace_written);
-  return convert(result->events());
+  std::vector<RecordedEvent> events;
+  for (const auto& e : result->events()) events.push_back(recorded(e));
+  return sort_events(events);
 }
 
 bool profiler_active() { return torch::profiler::impl::profilerEnabled(); }
