@@ -117,6 +117,48 @@ TEST(ProfileOps, AnOpRunsInSixteenBitWhenMostOfItsFloatingInputsDo) {
   EXPECT_FALSE(find(ops, "aten::linear", 40).low_precision);
 }
 
+// CUDA's fused attention calls its kernels with [B, L, H, E] where the public op has [B, H, L, E]; the
+// inner call keeps the FLOPs, so each variant must read the key length where its layout has it.
+TEST(ProfileOps, AttentionFlopsReadTheKeyLengthWhereEachVariantsLayoutHasIt) {
+  const int64_t B = 2, H = 12, L = 8, S = 32, E = 16;
+  const double forward = 4.0 * double(B * H * L * E) * double(S);
+  const std::vector<int64_t> q_bhle{B, H, L, E}, k_bhse{B, H, S, E}, q_blhe{B, L, H, E}, k_bshe{B, S, H, E};
+  const std::vector<std::string> bf16(3, "c10::BFloat16");
+  struct Variant {
+    std::string name;
+    std::vector<std::vector<int64_t>> shapes;
+    double flops;
+  };
+  const std::vector<Variant> variants{
+      {"aten::_scaled_dot_product_flash_attention", {q_bhle, k_bhse, k_bhse}, forward},
+      {"aten::_scaled_dot_product_efficient_attention", {q_bhle, k_bhse, k_bhse}, forward},
+      {"aten::_scaled_dot_product_cudnn_attention", {q_bhle, k_bhse, k_bhse}, forward},
+      {"aten::_scaled_dot_product_flash_attention_for_cpu", {q_bhle, k_bhse, k_bhse}, forward},
+      {"aten::_flash_attention_forward", {q_blhe, k_bshe, k_bshe}, forward},
+      {"aten::_efficient_attention_forward", {q_blhe, k_bshe, k_bshe}, forward},
+      {"aten::_scaled_dot_product_flash_attention_backward", {q_bhle, q_bhle, k_bhse, k_bhse}, 2 * forward},
+      {"aten::_scaled_dot_product_efficient_attention_backward",
+       {q_bhle, q_bhle, k_bhse, k_bhse},
+       2 * forward},
+      {"aten::_flash_attention_backward", {q_blhe, q_blhe, k_bshe, k_bshe}, 2 * forward},
+      {"aten::_efficient_attention_backward", {q_blhe, q_blhe, k_bshe, k_bshe}, 2 * forward},
+  };
+  for (const auto& v : variants) {
+    CapturedEvents e;
+    e.steps = {{0, 100}};
+    e.ops = {op(v.name, 0, 50, std::vector<std::string>(v.shapes.size(), "c10::BFloat16"), v.shapes)};
+    EXPECT_EQ(ampbench::profile::attribute_ops(e).at(0).matmul_flops, v.flops) << v.name;
+  }
+  // The public op around CUDA's kernel: the kernel's call counts, once.
+  CapturedEvents nested;
+  nested.steps = {{0, 100}};
+  nested.ops = {op("aten::_scaled_dot_product_flash_attention", 0, 60, bf16, {q_bhle, k_bhse, k_bhse}),
+                op("aten::_flash_attention_forward", 10, 50, bf16, {q_blhe, k_bshe, k_bshe})};
+  double total = 0;
+  for (const auto& o : ampbench::profile::attribute_ops(nested)) total += o.matmul_flops;
+  EXPECT_EQ(total, forward);
+}
+
 TEST(ProfileOps, TheSummaryAddsUpAndAuditsThePrecision) {
   const auto events = planted_step();
   const auto p = ampbench::profile::summarize_profile(events, ampbench::profile::attribute_ops(events), true);

@@ -30,6 +30,12 @@ int64_t element_size(std::string_view dtype) {
   return 0;  // not a tensor: Scalar, ScalarList, None, ...
 }
 
+// Where fused attention's operands keep the key length: the public ops take [B, H, L, E], the CUDA
+// kernels they call (and that keep the FLOPs, being innermost) take [B, L, H, E].
+size_t key_length_dim(std::string_view bare_name) {
+  return bare_name.starts_with("_flash_attention") || bare_name.starts_with("_efficient_attention") ? 1 : 2;
+}
+
 // FLOPs of the matrix work the profiler does not count: a convolution's backward (the input's and the
 // weight's gradients, each as much work as the forward) and fused attention (Q K^T and its product with V;
 // backward about twice that).
@@ -46,7 +52,8 @@ double estimated_flops(std::string_view name, const std::vector<std::vector<int6
   const size_t q = backward ? 1 : 0;  // a backward's first input is the output's gradient
   if (!attention || shapes.size() < q + 2 || shapes[q].size() != 4 || shapes[q + 1].size() != 4) return 0;
   const auto& query = shapes[q];
-  const double forward = 4.0 * numel(query) * double(shapes[q + 1][2]);  // 2 B H L S E, twice
+  const double forward =
+      4.0 * numel(query) * double(shapes[q + 1][key_length_dim(name)]);  // 2 B H L S E, twice
   return backward ? 2.0 * forward : forward;
 }
 
