@@ -1,3 +1,5 @@
+#include <ATen/Context.h>
+#include <c10/util/Exception.h>
 #include <gtest/gtest.h>
 
 #include "amp/math_settings.h"
@@ -112,4 +114,32 @@ TEST(MathSettings, AScopeAppliesItsSettingsAndRestoresThePreviousOnes) {
     EXPECT_EQ(current_math_settings(), wanted);
   }
   EXPECT_EQ(current_math_settings(), before);
+}
+
+// Counts the warnings LibTorch raises while it is installed.
+class CountedWarnings : public c10::WarningHandler {
+ public:
+  void process(const c10::Warning&) override { ++count; }
+  int count = 0;
+};
+
+// LibTorch's legacy TF32 setters warn once per process (since 2.9), a line on every run's stderr; and the
+// legacy getters, which code may still ask, refuse a mix of the legacy and new settings. (cuDNN's
+// convolutions ask for their own op's setting.)
+TEST(MathSettings, Tf32IsSetWithoutALibTorchWarningAndTheLegacyGettersAgree) {
+  using ampbench::amp::MathSettings;
+  using ampbench::amp::MathSettingsScope;
+  CountedWarnings warnings;
+  {
+    c10::WarningUtils::WarningHandlerGuard guard(&warnings);
+    MathSettingsScope tf32(MathSettings{true, true, false});
+    MathSettingsScope strict(MathSettings{false, false, false});
+  }
+  EXPECT_EQ(warnings.count, 0);
+  MathSettingsScope tf32(MathSettings{true, true, false});
+  EXPECT_TRUE(at::globalContext().allowTF32CuBLAS());
+  EXPECT_TRUE(at::globalContext().allowTF32CuDNN(at::Float32Op::CONV));
+  MathSettingsScope strict(MathSettings{false, false, false});
+  EXPECT_FALSE(at::globalContext().allowTF32CuBLAS());
+  EXPECT_FALSE(at::globalContext().allowTF32CuDNN(at::Float32Op::CONV));
 }
