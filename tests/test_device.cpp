@@ -1,3 +1,4 @@
+#include <ATen/DeviceAccelerator.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -33,4 +34,18 @@ TEST(Device, AnIndexPastTheVisibleGpusIsRefusedNotWrappedOnAGpu) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("cuda:256 requested, but only "), std::string::npos) << e.what();
   }
+}
+
+// The run's GPU becomes the current one: LibTorch's defaults (profiler, library handles) follow it.
+TEST(Device, TheRunsGpuBecomesTheCurrentDeviceOnAGpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
+  const auto last = static_cast<c10::DeviceIndex>(torch::cuda::device_count() - 1);
+  ampbench::measure::make_current(torch::Device(torch::kCUDA, last));
+  EXPECT_EQ(at::accelerator::getDeviceIndex(), last);
+  ampbench::measure::make_current(torch::Device(torch::kCUDA, 0));
+  EXPECT_EQ(at::accelerator::getDeviceIndex(), 0);
+}
+
+TEST(Device, MakingTheCpuCurrentChangesNothing) {
+  EXPECT_NO_THROW(ampbench::measure::make_current(torch::kCPU));
 }

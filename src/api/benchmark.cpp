@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "config/resolve.h"
+#include "measure/device.h"
 #include "measure/environment.h"
 #include "report/analysis.h"
 #include "report/run_folder.h"
@@ -70,6 +71,7 @@ Outcome run_benchmark(const Request& request) {
   // For the whole run, data making included; the environment records what was in force.
   if (const auto& threads = outcome.config.train.threads) at::set_num_threads(static_cast<int>(*threads));
   const auto device = config::resolve_device(outcome.config);
+  measure::make_current(device);
   if (outcome.config.device == "auto" && device.is_cpu()) {
     if (auto cuda = measure::cuda_runtime_version())
       spdlog::warn("this build has CUDA {}, but no CUDA GPU is visible: device auto runs on the CPU", *cuda);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include <ATen/DeviceAccelerator.h>
 #include <torch/cuda.h>
 
 #include "measure/environment.h"
@@ -36,6 +37,10 @@ torch::Device resolve_device(const std::string& spec) {
                            " GPU(s) are visible");
   }
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+}
+
+void make_current(const torch::Device& device) {
+  if (device.is_cuda()) at::accelerator::setDeviceIndex(device.index());
 }
 
 void synchronize(const torch::Device& device) {

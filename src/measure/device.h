@@ -12,6 +12,10 @@ bool is_valid_device_spec(const std::string& spec);
 // present. Throws util::InputError (without a location)
 // when the device is not available here.
 torch::Device resolve_device(const std::string& spec);
+// Makes a GPU the current device for this process (nothing on the CPU): LibTorch's current-device
+// defaults (the profiler's device context, cuBLAS and cuDNN handles, streams made without an index)
+// otherwise land on GPU 0 whatever device the run trains on.
+void make_current(const torch::Device& device);
 // Waits until all work queued on the device has finished (a no-op on the CPU, whose ops are synchronous).
 void synchronize(const torch::Device& device);
 // A human-readable name: the CPU model, or the GPU's name.
