@@ -5,6 +5,21 @@
 #include "train/classification_loss.h"
 
 namespace ampbench::train {
+namespace {
+
+// A batch of host-resident data, gathered into page-locked memory when it goes to a GPU: copied from
+// pageable memory, the host would wait for the copy, a hidden sync in the timed loop. LibTorch's host
+// allocator keeps the buffer from reuse until the copy is done.
+torch::Tensor host_batch(const torch::Tensor& source, const torch::Tensor& index,
+                         const torch::Device& device) {
+  auto sizes = source.sizes().vec();
+  sizes[0] = index.numel();
+  auto batch = torch::empty(sizes, source.options().pinned_memory(device.is_cuda()));
+  at::index_select_out(batch, source, 0, index);
+  return batch.to(device, /*non_blocking=*/true);
+}
+
+}  // namespace
 
 TrainingStep::TrainingStep(const TrainerOptions& options, amp::PrecisionMode mode, models::Network& model,
                            const data::Dataset& dataset, const torch::Device& device)
@@ -21,14 +36,12 @@ TrainingStep::TrainingStep(const TrainerOptions& options, amp::PrecisionMode mod
 torch::Tensor TrainingStep::loss(const torch::Tensor& order, int64_t step) {
   const int64_t batch = options_.train.batch_size;
   auto index = order.narrow(0, step * batch, batch);
-  auto inputs = dataset_.train_inputs.index_select(0, index);
-  auto labels = dataset_.train_labels.index_select(0, index);
   // Host-resident data (too large for the device) needs one copy per batch; staged data is there
   // already, and skipping the no-op .to() saves a dispatch per step.
-  if (!dataset_.staged) {
-    inputs = inputs.to(device_, true);
-    labels = labels.to(device_, true);
-  }
+  auto inputs = dataset_.staged ? dataset_.train_inputs.index_select(0, index)
+                                : host_batch(dataset_.train_inputs, index, device_);
+  auto labels = dataset_.staged ? dataset_.train_labels.index_select(0, index)
+                                : host_batch(dataset_.train_labels, index, device_);
   inputs = inputs.contiguous(options_.memory_format());
   amp::AutocastScope autocast(device_.type(), amp::autocast_dtype(mode_));
   return classification_loss(model_.forward(inputs), labels);
