@@ -166,6 +166,31 @@ TEST(Trainer, TheFirstBatchGradientMatchesItselfInFp32AndIsCloseInBf16) {
   EXPECT_GT(ampbench::train::gradient_cosine(*fp16, *fp32), 0.99);
 }
 
+// Taken a chunk at a time (vectors here span three chunks), the cosine equals the whole-vector formula.
+TEST(Trainer, TheGradientCosineOfLongVectorsEqualsTheWholeVectorFormula) {
+  torch::manual_seed(3);
+  const int64_t n = (int64_t(1) << 23) + 17;
+  const auto a = torch::randn({n}), b = a + 0.5 * torch::randn({n});
+  const auto x = a.to(torch::kFloat64), y = b.to(torch::kFloat64);
+  const double whole = (x.dot(y) / (x.norm() * y.norm())).item<double>();
+  EXPECT_NEAR(ampbench::train::gradient_cosine(a, b), whole, 1e-12);
+}
+
+// On a GPU the gradients compared are held in host memory, not beside the model on the device.
+TEST(Trainer, TheFirstBatchGradientIsHeldInHostMemoryOnAGpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
+  auto config = ampbench::config::parse_experiment_config(fp16_config(1, 1.0));
+  const torch::Device cuda(torch::kCUDA, 0);
+  auto dataset = ampbench::data::load_dataset(config.data, cuda);
+  auto model = config.model.spec->build();
+  model->to(cuda);
+  const auto options = ampbench::train::TrainerOptions::from(config);
+  const auto gradient = ampbench::train::first_batch_gradient(ampbench::amp::PrecisionMode::bf16, *model,
+                                                              options, dataset, cuda);
+  ASSERT_TRUE(gradient);
+  EXPECT_TRUE(gradient->device().is_cpu());
+}
+
 TEST(Trainer, ChannelsLastTrainsAResNetToTheSameLossAsContiguous) {
   auto resnet = [](bool channels_last) {
     nlohmann::json doc = {

@@ -1,5 +1,8 @@
 #include "train/first_batch_gradient.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "amp/autocast_scope.h"
 #include "amp/grad_scaler.h"
 #include "data/batch_order.h"
@@ -10,6 +13,22 @@ namespace ampbench::train {
 namespace {
 
 constexpr int kMaxBackoffs = 64;
+// Elements of the two gradients taken into fp64 at a time by gradient_cosine.
+constexpr int64_t kCosineChunk = int64_t(1) << 22;
+
+// The gradients as one fp32 vector in host memory: a whole model's gradient (4.4 GB for llama-1b) kept on
+// the device, twice while modes are compared, would take memory the trials' peaks never see.
+torch::Tensor flat_on_host(const std::vector<torch::Tensor>& grads) {
+  int64_t total = 0;
+  for (const auto& grad : grads) total += grad.numel();
+  auto flat = torch::empty({total}, torch::kFloat32);
+  int64_t offset = 0;
+  for (const auto& grad : grads) {
+    flat.narrow(0, offset, grad.numel()).copy_(grad.detach().flatten());
+    offset += grad.numel();
+  }
+  return flat;
+}
 
 }  // namespace
 
@@ -48,17 +67,23 @@ std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, model
     if (attempt == kMaxBackoffs || !loss.isfinite().item<bool>()) return std::nullopt;
     scaler_options.init_scale *= scaler_options.backoff_factor;
   }
-  std::vector<torch::Tensor> flat;
-  for (const auto& grad : holder.grads()) flat.push_back(grad.detach().flatten().to(torch::kFloat32));
+  auto gradient = flat_on_host(holder.grads());
   holder.zero_grad();
-  auto gradient = torch::cat(flat);
   if (!gradient.isfinite().all().item<bool>()) return std::nullopt;
   return gradient;
 }
 
 double gradient_cosine(const torch::Tensor& a, const torch::Tensor& b) {
-  auto x = a.to(torch::kFloat64), y = b.to(torch::kFloat64);
-  return (x.dot(y) / (x.norm() * y.norm())).item<double>();
+  // In fp64 a chunk at a time: whole fp64 copies of both would take four times a gradient's fp32 size.
+  double dot = 0, a_squared = 0, b_squared = 0;
+  for (int64_t start = 0; start < a.numel(); start += kCosineChunk) {
+    const int64_t n = std::min(kCosineChunk, a.numel() - start);
+    const auto x = a.narrow(0, start, n).to(torch::kFloat64), y = b.narrow(0, start, n).to(torch::kFloat64);
+    dot += x.dot(y).item<double>();
+    a_squared += x.dot(x).item<double>();
+    b_squared += y.dot(y).item<double>();
+  }
+  return dot / (std::sqrt(a_squared) * std::sqrt(b_squared));
 }
 
 }  // namespace ampbench::train

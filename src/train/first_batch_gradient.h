@@ -13,13 +13,13 @@ namespace ampbench::train {
 
 // The gradient of the first training batch's loss at the initial weights, computed as `mode` trains
 // (autocast forward + loss; for fp16, the loss scaled and the gradients unscaled by the GradScaler, its
-// scale backed off from the initial one until they are finite), flattened into one fp32 vector. nullopt
-// when a gradient stays inf/NaN. Untimed: it runs before the trials.
+// scale backed off from the initial one until they are finite), flattened into one fp32 vector in host
+// memory. nullopt when a gradient stays inf/NaN. Untimed: it runs before the trials.
 std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, models::Network& model,
                                                   const TrainerOptions& options, const data::Dataset& dataset,
                                                   const torch::Device& device);
 
-// cos(a, b), accumulated in double.
+// cos(a, b) of two vectors of one length, accumulated in double.
 double gradient_cosine(const torch::Tensor& a, const torch::Tensor& b);
 
 }  // namespace ampbench::train
