@@ -196,6 +196,7 @@ nlohmann::json to_json(const RunReport& report) {
           {"config", report.context.resolved_config},
           {"environment", environment_json(report.context.environment)},
           {"train_flops_per_sample", optional_json(report.context.train_flops_per_sample)},
+          {"model_parameters", measured.model_parameters},
           {"data_on_device", measured.data_on_device},
           {"trials", trials},
           {"fidelity_trials", fidelity_trials},

@@ -258,7 +258,9 @@ ExperimentResult Experiment::run(const TrialDone& on_trial_done, Progress* progr
   ExperimentResult result;
   result.data_on_device = dataset_.staged;
   torch::manual_seed(config_.seed);
-  initial_ = ModelState::capture(*config_.model.spec->build());
+  const auto model = config_.model.spec->build();
+  result.model_parameters = trainable_elements(*model);
+  initial_ = ModelState::capture(*model);
   const auto skipped = plan_modes(result);
   measure_first_gradients(result);
   const auto items = plan(skipped);

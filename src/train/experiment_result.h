@@ -30,8 +30,9 @@ struct ExperimentResult {
   std::vector<ProfileRecord> profiles;  // the profiled pass, per runnable mode in order
   std::map<amp::PrecisionMode, amp::ModeCaveat> mode_caveats;  // runs, but the reader should know (per mode)
   std::map<amp::PrecisionMode, double> grad_cosine_vs_fp32;    // modes whose first gradient was finite
-  bool data_on_device = true;  // false: too large for the device, batches copied from host memory
-  bool complete = false;       // false while trials are still running, or when the run stopped early
+  int64_t model_parameters = 0;  // elements of the trainable parameters: weights, gradients, optimizer state
+  bool data_on_device = true;    // false: too large for the device, batches copied from host memory
+  bool complete = false;         // false while trials are still running, or when the run stopped early
   std::optional<std::string> stopped_by;  // "SIGINT" or "SIGTERM": the run stopped early
 };
 

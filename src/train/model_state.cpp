@@ -33,6 +33,14 @@ std::string checksum(const std::vector<torch::Tensor>& tensors) {
   return util::hex64(hash);
 }
 
+int64_t trainable_elements(const torch::nn::Module& module) {
+  int64_t elements = 0;
+  for (const auto& p : module.parameters()) {
+    if (p.requires_grad()) elements += p.numel();
+  }
+  return elements;
+}
+
 bool parameters_are_fp32(const torch::nn::Module& module) {
   for (const auto& p : module.parameters()) {
     if (p.is_floating_point() && p.scalar_type() != torch::kFloat32) return false;

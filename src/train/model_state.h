@@ -25,6 +25,9 @@ std::vector<torch::Tensor> state_tensors(const torch::nn::Module& module);
 // 64-bit FNV-1a over the raw bytes of the tensors: equal checksums mean bit-identical contents.
 std::string checksum(const std::vector<torch::Tensor>& tensors);
 
+// The elements of its trainable parameters (what its gradients and optimizer state are sized by).
+int64_t trainable_elements(const torch::nn::Module& module);
+
 // True when every floating-point parameter is fp32 (the master weights were never cast down).
 bool parameters_are_fp32(const torch::nn::Module& module);
 
