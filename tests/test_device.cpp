@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "measure/device.h"
+#include "measure/host_sync_check.h"
 #include "util/input_error.h"
 
 using ampbench::util::InputError;
@@ -48,4 +49,33 @@ TEST(Device, TheRunsGpuBecomesTheCurrentDeviceOnAGpu) {
 
 TEST(Device, MakingTheCpuCurrentChangesNothing) {
   EXPECT_NO_THROW(ampbench::measure::make_current(torch::kCPU));
+}
+
+namespace {
+float item_on(const torch::Device& device) { return torch::ones({1}, device).sum().item<float>(); }
+}  // namespace
+
+// The check is asked for by its variable, and there is nothing to check on the CPU.
+TEST(HostSyncCheck, IsAskedForByItsVariableAndLeavesTheCpuAlone) {
+  unsetenv(ampbench::measure::kForbidHostSyncVariable);
+  EXPECT_FALSE(ampbench::measure::host_sync_check_requested());
+  setenv(ampbench::measure::kForbidHostSyncVariable, "1", 1);
+  EXPECT_TRUE(ampbench::measure::host_sync_check_requested());
+  const ampbench::measure::HostSyncCheck check(torch::kCPU);
+  EXPECT_FALSE(check.active());
+  EXPECT_EQ(item_on(torch::kCPU), 1.0f);
+  unsetenv(ampbench::measure::kForbidHostSyncVariable);
+}
+
+TEST(HostSyncCheck, ASyncUnderItIsAnErrorOnAGpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
+  setenv(ampbench::measure::kForbidHostSyncVariable, "1", 1);
+  const torch::Device cuda(torch::kCUDA, 0);
+  {
+    const ampbench::measure::HostSyncCheck check(cuda);
+    EXPECT_TRUE(check.active());
+    EXPECT_THROW(item_on(cuda), c10::Error);
+  }
+  EXPECT_EQ(item_on(cuda), 1.0f);  // the previous mode is back
+  unsetenv(ampbench::measure::kForbidHostSyncVariable);
 }

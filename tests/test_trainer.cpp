@@ -8,6 +8,7 @@
 #include "data/load_dataset.h"
 #include "experiment_runs.h"
 #include "measure/device.h"
+#include "measure/host_sync_check.h"
 #include "models/registry.h"
 #include "train/classification_loss.h"
 #include "train/experiment.h"
@@ -174,6 +175,31 @@ TEST(Trainer, TheGradientCosineOfLongVectorsEqualsTheWholeVectorFormula) {
   const auto x = a.to(torch::kFloat64), y = b.to(torch::kFloat64);
   const double whole = (x.dot(y) / (x.norm() * y.norm())).item<double>();
   EXPECT_NEAR(ampbench::train::gradient_cosine(a, b), whole, 1e-12);
+}
+
+// Every mode's timed loop, data on the device and in host memory, under CUDA's sync-debug mode set to error:
+// a hidden sync (an .item(), a blocking copy) would fail the trial.
+TEST(Trainer, TheTimedLoopMakesNoHostSyncOnAGpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
+  setenv(ampbench::measure::kForbidHostSyncVariable, "1", 1);
+  auto config = ampbench::config::parse_experiment_config(fp16_config(2, 1024.0));
+  const torch::Device cuda(torch::kCUDA, 0);
+  auto staged = ampbench::data::load_dataset(config.data, cuda);
+  auto on_host = ampbench::data::load_dataset(config.data, torch::kCPU);
+  on_host.staged = false;
+  using ampbench::amp::PrecisionMode;
+  for (const auto* dataset : {&staged, &on_host}) {
+    for (auto mode : {PrecisionMode::fp32, PrecisionMode::tf32, PrecisionMode::fp16, PrecisionMode::bf16}) {
+      auto model = config.model.spec->build();
+      model->to(cuda);
+      TrialRecord record;
+      ampbench::train::Trainer(ampbench::train::TrainerOptions::from(config), *dataset, cuda)
+          .run(mode, *model, record);
+      EXPECT_EQ(record.status, TrialStatus::ok)
+          << ampbench::amp::to_string(mode) << ": " << record.detail.value_or("");
+    }
+  }
+  unsetenv(ampbench::measure::kForbidHostSyncVariable);
 }
 
 // On a GPU the gradients compared are held in host memory, not beside the model on the device.

@@ -10,6 +10,7 @@
 
 #include "data/batch_order.h"
 #include "measure/device.h"
+#include "measure/host_sync_check.h"
 #include "measure/step_timer.h"
 #include "profile/kineto_capture.h"
 #include "train/evaluation.h"
@@ -153,10 +154,13 @@ TrialRun::TimedSteps TrialRun::timed(int64_t epoch, const torch::Tensor& order, 
   measure::synchronize(device_);
   const auto start = std::chrono::steady_clock::now();
   timer_->start();
-  for (int64_t step = begin; step < steps_; ++step) {
-    if ((out.stopped = StopRequest::requested())) break;
-    train_step(epoch, order, step);
-    timer_->step_done();  // a clock read or an event record: never a sync
+  {
+    const measure::HostSyncCheck no_sync(device_);  // on request: a sync in the loop is an error
+    for (int64_t step = begin; step < steps_; ++step) {
+      if ((out.stopped = StopRequest::requested())) break;
+      train_step(epoch, order, step);
+      timer_->step_done();  // a clock read or an event record: never a sync
+    }
   }
   measure::synchronize(device_);
   out.seconds = seconds_between(start, std::chrono::steady_clock::now());
