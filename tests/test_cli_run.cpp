@@ -264,3 +264,16 @@ TEST_F(Cli, AGateWhoseBaselineDidNotFinishSaysSo) {
       std::string::npos)
       << result.out;
 }
+
+// A link planted where an export's temporary file used to go (<export>.tmp) is never written through: the
+// file it points to is untouched, and the export is written whole.
+TEST_F(Cli, AnExportNeverWritesThroughALinkPlantedBesideIt) {
+  const auto unrelated = dir_ / "unrelated.txt", exported = dir_ / "export.json";
+  std::ofstream(unrelated) << "keep me";
+  fs::create_symlink(unrelated, exported.string() + ".tmp");
+  auto result = run("--config " + write_config(tiny_config()).string() + " -q --epochs 1 --modes fp32" +
+                    " --export-json " + exported.string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(read_file(unrelated), "keep me");
+  EXPECT_EQ(nlohmann::json::parse(read_file(exported))["schema_version"], 8);
+}

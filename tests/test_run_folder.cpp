@@ -2,6 +2,9 @@
 // run before it starts without creating anything.
 #include "report/run_folder.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -122,3 +125,36 @@ TEST_F(RunFolder, TheWritableCheckRefusesWhatAWriteWouldFailOrReplaceAndCreatesN
 }
 
 }  // namespace
+
+// What someone planted beside the file (a link to an unrelated file, a folder, at the old fixed name or at
+// every name the write could pick) is never written through: the write goes to a file it created itself.
+TEST_F(RunFolder, AWriteNeverGoesThroughALinkOrFolderPlantedBesideTheFile) {
+  const auto unrelated = dir_ / "unrelated.txt";
+  std::ofstream(unrelated) << "keep me";
+  const auto path = dir_ / "export.json";
+  fs::create_symlink(unrelated, path.string() + ".tmp");
+  fs::create_directory(path.string() + ".tmp." + std::to_string(::getpid()) + ".0");
+  write_file_atomically(path, "{}");
+  EXPECT_EQ(read_file(path), "{}");
+  EXPECT_EQ(read_file(unrelated), "keep me");
+  // Every name taken by a link: the write gives up rather than follow one.
+  const auto other = dir_ / "other.json";
+  for (int n = 0; n < 200; ++n)
+    fs::create_symlink(unrelated,
+                       other.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(n));
+  EXPECT_NE(error_of([&] { write_file_atomically(other, "{}"); }).find("no free temporary name"),
+            std::string::npos);
+  EXPECT_EQ(read_file(unrelated), "keep me");
+  EXPECT_FALSE(fs::exists(other));
+}
+
+// In a sticky folder (/tmp) a file of another user cannot be renamed over: refused before the run.
+TEST(RunFolderRules, AnotherUsersFileInAStickyFolderCannotBeReplaced) {
+  using ampbench::report::replaceable;
+  const mode_t sticky = S_IFDIR | 01777, plain = S_IFDIR | 0777;
+  EXPECT_FALSE(replaceable(/*file_owner=*/0, /*folder_owner=*/0, sticky, /*user=*/1000));
+  EXPECT_TRUE(replaceable(1000, 0, sticky, 1000));  // one's own file
+  EXPECT_TRUE(replaceable(0, 1000, sticky, 1000));  // one's own folder
+  EXPECT_TRUE(replaceable(0, 0, sticky, 0));        // root
+  EXPECT_TRUE(replaceable(0, 0, plain, 1000));      // no sticky bit: the folder's write permission decides
+}

@@ -1,5 +1,6 @@
 #include "report/run_folder.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -7,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -116,28 +118,48 @@ void check_run_folder_creatable(const std::filesystem::path& output_dir) {
   check_creatable(look_up(output_dir), output_dir);
 }
 
+namespace {
+
+// A new file beside `path` with a name no other write uses, created exclusively: never through a link
+// or onto a file someone planted there. Returns its descriptor and name.
+std::pair<int, std::filesystem::path> create_temporary_beside(const std::filesystem::path& path) {
+  static std::atomic<uint64_t> counter{0};
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    auto name = path;
+    name += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) return {fd, name};
+    if (errno != EEXIST)
+      throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+  }
+  throw std::runtime_error("cannot write " + path.string() + ": no free temporary name beside it");
+}
+
+// 0 when all of `content` reached the descriptor, else the errno of what stopped it.
+int write_all(int fd, const std::string& content) {
+  size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    done += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+}  // namespace
+
 void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
-  auto temporary = path;
-  temporary += ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
-    out << content;
-    out.flush();
-    if (!out) {
-      const int reason = errno;
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(reason));
-    }
-  }
+  const auto [fd, temporary] = create_temporary_beside(path);
+  int reason = write_all(fd, content);
+  if (::close(fd) != 0 && reason == 0) reason = errno;
   std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw std::runtime_error("cannot write " + path.string() + ": " + error.message());
-  }
+  if (reason == 0) std::filesystem::rename(temporary, path, error);
+  if (reason == 0 && !error) return;
+  std::error_code ignored;
+  std::filesystem::remove(temporary, ignored);
+  throw std::runtime_error("cannot write " + path.string() + ": " +
+                           (reason != 0 ? std::string(std::strerror(reason)) : error.message()));
 }
 
 void check_file_writable(const std::filesystem::path& path) {
@@ -159,6 +181,18 @@ void check_file_writable(const std::filesystem::path& path) {
   if (::access(folder.c_str(), W_OK | X_OK) != 0) {
     throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
   }
+  struct stat file {
+  }, dir{};
+  if (::lstat(path.c_str(), &file) == 0 && ::stat(folder.c_str(), &dir) == 0 &&
+      !replaceable(file.st_uid, dir.st_uid, dir.st_mode, ::geteuid())) {
+    throw std::runtime_error("cannot write " + path.string() +
+                             ": it belongs to another user in a sticky folder, so it cannot be replaced");
+  }
+}
+
+bool replaceable(uid_t file_owner, uid_t folder_owner, mode_t folder_mode, uid_t user) {
+  // In a sticky folder (such as /tmp) only a file's owner, the folder's owner or root may rename over it.
+  return !(folder_mode & S_ISVTX) || user == 0 || user == file_owner || user == folder_owner;
 }
 
 }  // namespace ampbench::report

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string>
 
@@ -14,13 +16,19 @@ std::filesystem::path create_run_folder(const std::filesystem::path& output_dir,
 // dry run can say so. Creates nothing.
 void check_run_folder_creatable(const std::filesystem::path& output_dir);
 
-// Writes the whole file or nothing: to a temporary file beside it, then renamed over it. Throws
-// std::runtime_error naming the file and the reason, and leaves no temporary file behind.
+// Writes the whole file or nothing: to a temporary file beside it (created exclusively, with a name of its
+// own, so never through a link), then renamed over it, which replaces a link at the path rather than
+// writing through it. Throws std::runtime_error naming the file and the reason, and leaves no temporary
+// file behind.
 void write_file_atomically(const std::filesystem::path& path, const std::string& content);
 
 // Throws std::runtime_error naming the file and the reason when write_file_atomically() could not write it
-// (a folder in its place, a parent folder that is missing or not writable), so a run can refuse before
-// it starts. Creates nothing.
+// (a folder in its place, a parent folder that is missing or not writable, a file of another user's in a
+// sticky folder), so a run can refuse before it starts. Creates nothing.
 void check_file_writable(const std::filesystem::path& path);
+
+// Whether `user` may rename a new file over one of `file_owner`'s in a folder of `folder_owner` with
+// `folder_mode`: in a sticky folder only the file's owner, the folder's owner or root may.
+bool replaceable(uid_t file_owner, uid_t folder_owner, mode_t folder_mode, uid_t user);
 
 }  // namespace ampbench::report
