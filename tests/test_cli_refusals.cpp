@@ -235,3 +235,36 @@ TEST_F(Cli, ADataFolderThatIsMissingOrBadIsAConfigErrorBeforeAnythingIsWritten) 
   EXPECT_EQ(report["trials"][0]["epochs"][0]["timed_samples"], 8);
   EXPECT_EQ(report["config"]["data"]["mnist"]["dir"], (dir_ / "mnist").string());
 }
+
+// Two outputs that are one file, or an output that is an input, would silently replace each other: refused
+// before anything runs, however the path is spelled (./, a linked folder), and nothing is written.
+TEST_F(Cli, TwoOutputsOnOneFileOrAnOutputOnAnInputAreRefusedBeforeAnythingRuns) {
+  const auto config = write_config(tiny_config()).string();
+  const auto p = (dir_ / "p.out").string();
+  fs::create_directory_symlink(dir_, dir_ / "alias");  // the folder under another name
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--export-json " + p + " --export-csv " + p, "--export-json and --export-csv are one file"},
+      {"--export-json " + p + " --export-markdown " + (dir_ / "." / "p.out").string(),
+       "--export-json and --export-markdown are one file"},
+      {"--export-csv " + p + " --export-markdown " + (dir_ / "alias" / "p.out").string(),
+       "--export-csv and --export-markdown are one file"},
+      {"--export-json " + config, "--export-json " + config + " is the config file, which it would replace"}};
+  const auto before = read_file(config);
+  for (const auto& [exports, message] : cases) {
+    auto result = run("--config " + config + " -q " + exports);
+    EXPECT_EQ(result.exit_code, 2) << exports << ": " << result.err;
+    EXPECT_NE(result.err.find(message), std::string::npos) << result.err;
+    EXPECT_FALSE(fs::exists(dir_ / "out")) << exports;
+    EXPECT_FALSE(fs::exists(dir_ / "p.out")) << exports;
+  }
+  EXPECT_EQ(read_file(config), before);
+  write_fp32_base_report();
+  const auto base = (dir_ / "base.json").string();
+  std::ofstream(dir_ / "new.json") << read_file(base);
+  const auto next = (dir_ / "new.json").string();
+  auto compared = run("compare " + base + " " + next + " --markdown " + next);
+  EXPECT_EQ(compared.exit_code, 2) << compared.err;
+  EXPECT_NE(compared.err.find("--markdown " + next + " is NEW, which it would replace"), std::string::npos)
+      << compared.err;
+  EXPECT_EQ(read_file(next), read_file(base));
+}

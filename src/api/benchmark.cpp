@@ -24,9 +24,12 @@ void check_fault(const std::optional<train::FaultInjection>& fault, const train:
 }
 
 // The exports, and for a dry run the run folder it would make (a real run makes it, which says why not).
-void check_outputs(const report::ReportWriter& writer, const config::ExperimentConfig& config, bool dry_run) {
+void check_outputs(const report::ReportWriter& writer, const config::ExperimentConfig& config,
+                   const std::filesystem::path& config_file, bool dry_run) {
+  std::vector<report::NamedPath> inputs;
+  if (!config_file.empty()) inputs.push_back({"the config file", config_file});
   try {
-    writer.check_exports();
+    writer.check_exports(inputs);
     if (dry_run) report::check_run_folder_creatable(config.output_dir);
   } catch (const std::exception& e) {
     throw OutputError(e.what());
@@ -81,7 +84,7 @@ Outcome run_benchmark(const Request& request) {
   check_fault(request.fault, experiment,
               std::max(outcome.config.repeats, outcome.config.precision.fidelity_seeds));
   report::ReportWriter writer(request.exports);
-  check_outputs(writer, outcome.config, request.dry_run);
+  check_outputs(writer, outcome.config, request.config_file, request.dry_run);
   if (request.dry_run) return outcome;
 
   outcome.run_folder = make_run_folder(outcome.config);

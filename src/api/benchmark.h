@@ -31,7 +31,8 @@ class UnreachableFault : public std::runtime_error {
 
 // What to benchmark, and how to tell the caller about it.
 struct Request {
-  nlohmann::json config;  // the config document, with the command line's overrides applied
+  nlohmann::json config;              // the config document, with the command line's overrides applied
+  std::filesystem::path config_file;  // the file it was read from, if any: no export may replace it
   std::optional<train::FaultInjection> fault;
   std::vector<report::ExportTarget> exports;
   bool dry_run = false;                 // make every check a run makes, then stop: nothing is written

@@ -22,13 +22,17 @@ nlohmann::json read_report(const std::string& path) {
 void check_outputs(const CompareRequest& request) {
   if (request.markdown_path == "-" && request.json_path == "-")
     throw OutputError("--markdown - and --export-json - both ask for stdout; give one of them a file");
-  for (const auto* path : {&request.markdown_path, &request.json_path}) {
+  std::vector<report::NamedPath> files;
+  for (const auto& [name, path] :
+       {std::pair{"--markdown", &request.markdown_path}, std::pair{"--export-json", &request.json_path}}) {
     if (path->empty() || *path == "-") continue;
-    try {
-      report::check_file_writable(*path);
-    } catch (const std::exception& e) {
-      throw OutputError(e.what());
-    }
+    files.push_back({name, *path});
+  }
+  try {
+    for (const auto& file : files) report::check_file_writable(file.path);
+    report::check_distinct_files(files, {{"BASE", request.base_path}, {"NEW", request.new_path}});
+  } catch (const std::exception& e) {
+    throw OutputError(e.what());
   }
 }
 

@@ -73,6 +73,7 @@ int run_experiment(const cli::CliOptions& options) {
   api::Outcome outcome;
   try {
     request.config = config::read_config_file(options.config_path);
+    request.config_file = options.config_path;
     // The file's own values must hold, those a flag replaces too: a bad one would resurface without it.
     config::parse_experiment_config(request.config);
     overrides = cli::apply_overrides(request.config, options);

@@ -9,6 +9,22 @@
 #include "report/run_folder.h"
 
 namespace ampbench::report {
+namespace {
+
+// The option that names an export, as the user gave it.
+std::string option_of(ExportFormat format) {
+  switch (format) {
+    case ExportFormat::json:
+      return "--export-json";
+    case ExportFormat::csv:
+      return "--export-csv";
+    case ExportFormat::markdown:
+      return "--export-markdown";
+  }
+  return {};
+}
+
+}  // namespace
 
 std::string render(ExportFormat format, const RunReport& report) {
   switch (format) {
@@ -22,15 +38,18 @@ std::string render(ExportFormat format, const RunReport& report) {
   return {};
 }
 
-void ReportWriter::check_exports() const {
+void ReportWriter::check_exports(const std::vector<NamedPath>& inputs) const {
   int to_stdout = 0;
+  std::vector<NamedPath> files;
   for (const auto& [format, path] : exports_) {
     if (path == "-") {
       if (++to_stdout > 1) throw std::runtime_error("only one export can go to stdout (-)");
       continue;
     }
     check_file_writable(path);
+    files.push_back({option_of(format), path});
   }
+  check_distinct_files(files, inputs);
 }
 
 std::optional<std::string> ReportWriter::write(const RunReport& report) const {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "report/report.h"
+#include "report/run_folder.h"
 
 namespace ampbench::report {
 
@@ -26,9 +27,10 @@ class ReportWriter {
  public:
   explicit ReportWriter(std::vector<ExportTarget> exports) : exports_(std::move(exports)) {}
 
-  // Fails fast, before any training: throws std::runtime_error naming the export that cannot be written
-  // or saying that more than one export wants stdout.
-  void check_exports() const;
+  // Fails fast, before any training: throws std::runtime_error naming the export that cannot be written,
+  // saying that more than one export wants stdout, or that two exports, or an export and one of the
+  // run's `inputs`, are one file.
+  void check_exports(const std::vector<NamedPath>& inputs) const;
   void set_run_folder(std::filesystem::path folder) { folder_ = std::move(folder); }
   const std::filesystem::path& run_folder() const { return folder_; }
   // Rewrites the run folder's files and every file export; tries them all, and returns the first

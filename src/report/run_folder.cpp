@@ -190,6 +190,33 @@ void check_file_writable(const std::filesystem::path& path) {
   }
 }
 
+namespace {
+
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code error;
+  if (std::filesystem::equivalent(a, b, error)) return true;  // both exist: one inode
+  const auto resolved_a = std::filesystem::weakly_canonical(std::filesystem::absolute(a, error), error);
+  const auto resolved_b = std::filesystem::weakly_canonical(std::filesystem::absolute(b, error), error);
+  return resolved_a == resolved_b;
+}
+
+}  // namespace
+
+void check_distinct_files(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    for (size_t j = i + 1; j < outputs.size(); ++j) {
+      if (same_file(outputs[i].path, outputs[j].path))
+        throw std::runtime_error(outputs[i].name + " and " + outputs[j].name + " are one file, " +
+                                 outputs[i].path.string() + ": give each its own");
+    }
+    for (const auto& input : inputs) {
+      if (same_file(outputs[i].path, input.path))
+        throw std::runtime_error(outputs[i].name + " " + outputs[i].path.string() + " is " + input.name +
+                                 ", which it would replace");
+    }
+  }
+}
+
 bool replaceable(uid_t file_owner, uid_t folder_owner, mode_t folder_mode, uid_t user) {
   // In a sticky folder (such as /tmp) only a file's owner, the folder's owner or root may rename over it.
   return !(folder_mode & S_ISVTX) || user == 0 || user == file_owner || user == folder_owner;

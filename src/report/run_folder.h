@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace ampbench::report {
 
@@ -26,6 +27,16 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 // (a folder in its place, a parent folder that is missing or not writable, a file of another user's in a
 // sticky folder), so a run can refuse before it starts. Creates nothing.
 void check_file_writable(const std::filesystem::path& path);
+
+// A file the tool reads or writes, with what names it to the user ("--export-json", "the config").
+struct NamedPath {
+  std::string name;
+  std::filesystem::path path;
+};
+
+// Throws std::runtime_error when two outputs, or an output and an input, are one file (after links and
+// dot segments are resolved, or a hard link): writing one would silently replace the other.
+void check_distinct_files(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 
 // Whether `user` may rename a new file over one of `file_owner`'s in a folder of `folder_owner` with
 // `folder_mode`: in a sticky folder only the file's owner, the folder's owner or root may.
