@@ -1,4 +1,7 @@
 // End to end: what ampbench refuses before it trains: one line, exit 2, nothing written.
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -267,4 +270,27 @@ TEST_F(Cli, TwoOutputsOnOneFileOrAnOutputOnAnInputAreRefusedBeforeAnythingRuns) 
   EXPECT_NE(compared.err.find("--markdown " + next + " is NEW, which it would replace"), std::string::npos)
       << compared.err;
   EXPECT_EQ(read_file(next), read_file(base));
+}
+
+// A config that is not a regular file, or too large to be one, is refused in one line before it is read:
+// /dev/zero never ends and a FIFO would block (the shell's timeout would end it with 124).
+TEST_F(Cli, AConfigThatIsNoRegularFileOrTooLargeIsRefusedWithoutReadingIt) {
+  ASSERT_EQ(::mkfifo((dir_ / "fifo.json").c_str(), 0600), 0);
+  { std::ofstream big(dir_ / "big.json"); }
+  std::filesystem::resize_file(dir_ / "big.json", int64_t(50) << 20);
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"/dev/zero", "/dev/zero: is a device, not a config file"},
+      {(dir_ / "fifo.json").string(), "fifo.json: is a FIFO, not a config file"},
+      {(dir_ / "big.json").string(), "big.json: is 50 MiB: a config file is at most 4 MiB"}};
+  for (const auto& [path, message] : cases) {
+    auto result = run("--config " + path + " --out " + (dir_ / "out").string(), "timeout 20 ");
+    EXPECT_EQ(result.exit_code, 2) << path << ": " << result.err;
+    EXPECT_NE(result.err.find(message), std::string::npos) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_FALSE(fs::exists(dir_ / "out"));
+  }
+  auto compared = run("compare /dev/zero /dev/zero", "timeout 20 ");
+  EXPECT_EQ(compared.exit_code, 2) << compared.err;
+  EXPECT_NE(compared.err.find("/dev/zero: is a device, not a report file"), std::string::npos)
+      << compared.err;
 }

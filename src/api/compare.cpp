@@ -1,17 +1,15 @@
 #include "api/compare.h"
 
-#include <fstream>
-
 #include "api/benchmark.h"
 #include "report/compare_render.h"
 #include "report/run_folder.h"
+#include "util/bounded_file.h"
 
 namespace ampbench::api {
 namespace {
 
 nlohmann::json read_report(const std::string& path) {
-  std::ifstream in(path);
-  const std::string text(std::istreambuf_iterator<char>(in), {});
+  const auto text = util::read_bounded_file(path, util::kMaxReportBytes, "report");
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception&) {

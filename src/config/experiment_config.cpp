@@ -1,15 +1,13 @@
 #include "config/experiment_config.h"
 
 #include <algorithm>
-#include <cstring>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "measure/device.h"
 #include "models/registry.h"
+#include "util/bounded_file.h"
 #include "util/enum_names.h"
 #include "util/json_reader.h"
 
@@ -515,15 +513,9 @@ void check_fits(const ExperimentConfig& config, int64_t train_samples) {
 }
 
 nlohmann::json read_config_file(const std::filesystem::path& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error))
-    throw InputError(path.string(), "is a directory, not a config file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), std::string("cannot open: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
+  const auto text = util::read_bounded_file(path, util::kMaxConfigBytes, "config");
   try {
-    return util::parse_json_strictly(text.str());
+    return util::parse_json_strictly(text);
   } catch (const nlohmann::json::exception& e) {
     // Syntax errors, but also numbers too large for a double (out_of_range: found by fuzzing).
     // nlohmann prefixes "[json.exception.parse_error.101] "; the rest names what and where.
