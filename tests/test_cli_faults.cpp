@@ -148,3 +148,22 @@ TEST_F(Cli, ASignalStopsAtAStepBoundaryAndKeepsEveryFinishedEpoch) {
     EXPECT_EQ(line_count(read_file(dir_ / "partial.csv")), 1u + 2 + 1);  // the exports are written too
   }
 }
+
+// An export that cannot reach stdout (here a full disk) is lost: a write failure (exit 1), for a run and
+// for compare alike, never a success.
+TEST_F(Cli, AnExportLostOnStdoutIsAWriteFailure) {
+  const auto config = write_config(tiny_config()).string();
+  auto run_export = run("--config " + config + " -q --epochs 1 --modes fp32 --export-json - >/dev/full");
+  EXPECT_EQ(run_export.exit_code, 1) << run_export.err;
+  EXPECT_NE(run_export.err.find("error: the export to stdout could not be written: No space left on device"),
+            std::string::npos)
+      << run_export.err;
+  const auto base = (dir_ / "base.json").string();
+  write_fp32_base_report();
+  for (const std::string format : {"--markdown -", "--export-json -"}) {
+    auto compared = run("compare " + base + " " + base + " " + format + " >/dev/full");
+    EXPECT_EQ(compared.exit_code, 1) << format << ": " << compared.err;
+    EXPECT_NE(compared.err.find("error: the export to stdout could not be written"), std::string::npos)
+        << compared.err;
+  }
+}

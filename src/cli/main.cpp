@@ -14,6 +14,7 @@
 #include "app/command_line.h"
 #include "app/exit_codes.h"
 #include "app/progress_line.h"
+#include "app/stdout_export.h"
 #include "app/terminal.h"
 #include "cli/cli_options.h"
 #include "cli/overrides.h"
@@ -42,8 +43,9 @@ void list_models() {
   }
 }
 
-int print_outcome(const api::Outcome& outcome) {
-  if (outcome.stdout_export) std::cout << *outcome.stdout_export << std::flush;
+int print_outcome(api::Outcome outcome) {
+  if (outcome.stdout_export && !outcome.write_failure)
+    outcome.write_failure = app::write_stdout_export(*outcome.stdout_export);
   // With an export on stdout, stdout carries only that export.
   FILE* summary_stream = outcome.stdout_export ? stderr : stdout;
   std::string summary = report::to_console(outcome.report, app::colour_for(summary_stream)) +
@@ -95,7 +97,7 @@ int run_experiment(const cli::CliOptions& options) {
     std::cout << config::to_json(outcome.config).dump(2) << "\n";
     return app::kExitSuccess;
   }
-  return print_outcome(outcome);
+  return print_outcome(std::move(outcome));
 }
 
 int compare_command(const api::CompareRequest& request) {
@@ -110,7 +112,12 @@ int compare_command(const api::CompareRequest& request) {
     return app::kExitUsage;
   }
   // With an export on stdout, stdout carries only that export.
-  if (outcome.stdout_export) std::cout << *outcome.stdout_export << std::flush;
+  if (outcome.stdout_export) {
+    if (const auto lost = app::write_stdout_export(*outcome.stdout_export)) {
+      std::cerr << outcome.console << "error: " << *lost << "\n";
+      return app::kExitRuntimeFailure;
+    }
+  }
   (outcome.stdout_export ? std::cerr : std::cout) << outcome.console;
   return app::exit_code_for(outcome);
 }
