@@ -1,4 +1,5 @@
 // End to end: `ampbench compare` on the reports of real runs, as a CI job uses it.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -268,4 +269,19 @@ TEST_F(Cli, CompareExportsJsonWithTheConsolesVerdicts) {
   EXPECT_NE(both.err.find("output error: --markdown - and --export-json - both ask for stdout"),
             std::string::npos)
       << both.err;
+}
+
+// A limit that is not a finite number in its range would judge nothing ("nan" called an 11x change noise):
+// refused in one line, exit 2.
+TEST_F(Cli, CompareRefusesALimitThatIsNotAFiniteNumberInItsRange) {
+  write_fp32_base_report();
+  const auto base = (dir_ / "base.json").string();
+  for (const std::string limit :
+       {"--max-slowdown nan", "--max-slowdown inf", "--max-slowdown -0.1", "--max-memory-increase inf",
+        "--max-memory-increase nan", "--max-val-loss-increase nan", "--max-val-loss-increase -1"}) {
+    auto result = run("compare " + base + " " + base + " " + limit);
+    EXPECT_EQ(result.exit_code, 2) << limit << ": " << result.err;
+    EXPECT_NE(result.err.find("a finite number"), std::string::npos) << limit << ": " << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << limit << ": " << result.err;
+  }
 }

@@ -1,6 +1,7 @@
 #include "cli/cli_options.h"
 
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <sstream>
 
@@ -195,6 +196,23 @@ std::vector<report::ExportTarget> export_targets(const CliOptions& options) {
   return targets;
 }
 
+namespace {
+
+// A finite number from `min` to `max`. CLI11's own range checks let NaN through (every comparison with
+// it is false), and inf past NonNegativeNumber: a limit of either judges nothing.
+CLI::Validator finite_between(double min, double max, const std::string& range) {
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        double value = 0;
+        if (CLI::detail::lexical_cast(text, value) && std::isfinite(value) && value >= min && value <= max)
+          return "";
+        return "a finite number " + range + " expected, got \"" + text.substr(0, 40) + "\"";
+      },
+      "FINITE " + range);
+}
+
+}  // namespace
+
 CLI::App* add_compare_command(CLI::App& app, api::CompareRequest& options) {
   auto* compare = app.add_subcommand(
       "compare",
@@ -208,16 +226,16 @@ CLI::App* add_compare_command(CLI::App& app, api::CompareRequest& options) {
   compare
       ->add_option("--max-slowdown", options.limits.max_slowdown,
                    "largest allowed drop in samples/s, as a fraction (0.05 = 5%; default 0.07)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(finite_between(0.0, 1.0, "from 0 to 1"));
   compare
       ->add_option("--max-memory-increase", options.limits.max_memory_increase,
                    "largest allowed rise in peak memory, as a fraction (default 0.07)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_between(0.0, std::numeric_limits<double>::max(), "of 0 or more"));
   compare
       ->add_option("--max-val-loss-increase", options.limits.max_val_loss_increase,
                    "largest allowed rise in final validation loss (absolute; default: BASE's "
                    "precision.fidelity_tolerance)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_between(0.0, std::numeric_limits<double>::max(), "of 0 or more"));
   compare
       ->add_option("--markdown", options.markdown_path,
                    "also write the comparison as Markdown here (- for stdout)")
