@@ -294,3 +294,30 @@ TEST_F(Cli, AConfigThatIsNoRegularFileOrTooLargeIsRefusedWithoutReadingIt) {
   EXPECT_NE(compared.err.find("/dev/zero: is a device, not a report file"), std::string::npos)
       << compared.err;
 }
+
+// User text in a config never reaches the terminal raw or whole: a control byte in a string is refused, and
+// an error that quotes a key or value shortens and escapes it.
+TEST_F(Cli, UserTextInAnErrorIsShortenedAndEscapedAndControlBytesAreRefused) {
+  auto with_name = tiny_config();
+  with_name["name"] = "run\x1b[2J";
+  auto result = run("--config " + write_config(with_name).string());
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("config error: /name: contains a control character (byte 0x1b at offset 3)"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(result.err.find('\x1b'), std::string::npos);
+  auto with_nul = tiny_config();
+  with_nul["output"]["dir"] = std::string("out\0put", 7);
+  result = run("--config " + write_config(with_nul).string());
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("/output/dir: contains a control character (byte 0x00 at offset 3)"),
+            std::string::npos)
+      << result.err;
+  auto with_key = tiny_config();
+  with_key["train"][std::string(1 << 20, 'k') + "\x07"] = 1;
+  result = run("--config " + write_config(with_key).string());
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("bytes) ..."), std::string::npos) << result.err.substr(0, 300);
+  EXPECT_LT(result.err.size(), 1000u);
+  EXPECT_EQ(line_count(result.err), 1u);
+}

@@ -22,6 +22,7 @@
 #include "measure/host_malloc.h"
 #include "models/registry.h"
 #include "report/console_report.h"
+#include "util/printable.h"
 
 namespace {
 
@@ -105,7 +106,7 @@ int compare_command(const api::CompareRequest& request) {
   try {
     outcome = api::run_compare(request);
   } catch (const util::InputError& e) {
-    std::cerr << "compare error: " << e.what() << "\n";
+    std::cerr << "compare error: " << util::printable(e.what(), 400) << "\n";
     return app::kExitUsage;
   } catch (const api::OutputError& e) {
     std::cerr << "output error: " << e.what() << "\n";

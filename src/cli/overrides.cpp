@@ -1,5 +1,7 @@
 #include "cli/overrides.h"
 
+#include "util/printable.h"
+
 namespace ampbench::cli {
 namespace {
 
@@ -47,7 +49,8 @@ std::string config_error_line(const util::InputError& error, const Overrides& ov
   for (const auto& [path, option] : overrides) {
     if (where == path || where.rfind(path + "/", 0) == 0) from = " (from " + option + ")";
   }
-  return "config error: " + (where.empty() ? "" : where + from + ": ") + error.problem();
+  return "config error: " + (where.empty() ? "" : util::printable(where) + from + ": ") +
+         util::printable(error.problem(), 400);
 }
 
 }  // namespace ampbench::cli

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 
 namespace ampbench::util {
@@ -231,7 +232,22 @@ std::string ObjectReader::required_string(const std::string& key) {
   if (!v.is_string()) fail(key, "expected a string, got " + describe_json(v));
   auto s = v.get<std::string>();
   if (s.empty()) fail(key, "expected a non-empty string");
+  check_printable(key, s);
   return s;
+}
+
+// No name, path or type needs a control byte; one (a NUL, an escape sequence) would cut a path short or
+// reach the terminal.
+void ObjectReader::check_printable(const std::string& key, const std::string& text) const {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x20 || byte == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "0x%02x", byte);
+      fail(key, std::string("contains a control character (byte ") + code + " at offset " +
+                    std::to_string(i) + "): only printable text is taken");
+    }
+  }
 }
 
 std::vector<int64_t> ObjectReader::integer_list(const std::string& key, const std::vector<int64_t>& fallback,

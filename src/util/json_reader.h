@@ -48,6 +48,7 @@ class ObjectReader {
  private:
   const nlohmann::json& at(const std::string& key);
   [[noreturn]] void fail(const std::string& key, const std::string& problem) const;
+  void check_printable(const std::string& key, const std::string& text) const;
 
   const nlohmann::json& value_;
   std::string path_;
