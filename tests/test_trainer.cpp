@@ -1,4 +1,5 @@
 #include <cmath>
+#include <limits>
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -215,6 +216,38 @@ TEST(Trainer, TheFirstBatchGradientIsHeldInHostMemoryOnAGpu) {
                                                               options, dataset, cuda);
   ASSERT_TRUE(gradient);
   EXPECT_TRUE(gradient->device().is_cpu());
+}
+
+namespace {
+
+// Trains to finite losses but validates to NaN, as a model that blew up in its epoch's last steps does.
+class NanInValidation : public ampbench::models::Network {
+ public:
+  NanInValidation() : linear_(register_module("linear", torch::nn::Linear(8, 3))) {}
+  torch::Tensor forward(const torch::Tensor& inputs) override {
+    auto logits = linear_->forward(inputs);
+    return is_training() ? logits : logits * std::numeric_limits<float>::quiet_NaN();
+  }
+
+ private:
+  torch::nn::Linear linear_;
+};
+
+}  // namespace
+
+TEST(Trainer, ANonFiniteValidationLossIsADivergence) {
+  auto config = ampbench::config::parse_experiment_config(fp16_config(1, 1.0));
+  auto dataset = ampbench::data::load_dataset(config.data, torch::kCPU);
+  using ampbench::amp::PrecisionMode;
+  for (auto mode : {PrecisionMode::fp32, PrecisionMode::bf16}) {
+    NanInValidation model;
+    const auto record = train_alone(config, dataset, mode, model);
+    EXPECT_EQ(record.status, TrialStatus::diverged);
+    EXPECT_TRUE(record.epochs.empty());    // no epoch carries a NaN figure into the reports
+    EXPECT_EQ(record.stopped_at_step, 8);  // 64 samples in batches of 8: the epoch's last step
+    EXPECT_NE(record.detail.value_or("").find("validation loss after epoch 1 was NaN"), std::string::npos)
+        << record.detail.value_or("");
+  }
 }
 
 TEST(Trainer, ChannelsLastTrainsAResNetToTheSameLossAsContiguous) {

@@ -98,6 +98,7 @@ class TrialRun {
   bool record_epoch(int64_t epoch, int64_t first_timed_step, const TimedSteps& timed);
   void mark_interrupted(int64_t epoch);
   void mark_diverged(int64_t epoch, int64_t step);
+  void mark_diverged_in_validation(int64_t epoch, double val_loss);
   void publish_epoch(int64_t epoch) const;
 
   const TrainerOptions& options_;
@@ -214,6 +215,10 @@ bool TrialRun::record_epoch(int64_t epoch, int64_t first_timed_step, const Timed
     e.skipped_steps = static_cast<int64_t>(record_.loss_scale_trace->skipped_steps.size());
   }
   const auto evaluation = evaluate(model_, mode_, dataset_, options_, device_);
+  if (!std::isfinite(evaluation.loss)) {
+    mark_diverged_in_validation(epoch, evaluation.loss);
+    return false;
+  }
   e.val_loss = evaluation.loss;
   e.val_accuracy = evaluation.accuracy;
   if (options_.language_model) e.val_perplexity = std::exp(e.val_loss);
@@ -236,6 +241,16 @@ void TrialRun::mark_diverged(int64_t epoch, int64_t step) {
   record_.stopped_at_step = (epoch - 1) * steps_ + step + 1;
   record_.detail = "the training loss became NaN or inf at step " + std::to_string(*record_.stopped_at_step) +
                    " (epoch " + std::to_string(epoch) + ", which is not reported)";
+  spdlog::warn("{}: {}", amp::to_string(mode_), *record_.detail);
+}
+
+// The training losses stayed finite but the model they left gives a NaN or inf validation loss.
+void TrialRun::mark_diverged_in_validation(int64_t epoch, double val_loss) {
+  record_.status = TrialStatus::diverged;
+  record_.stopped_at_step = epoch * steps_;
+  record_.detail = "the validation loss after epoch " + std::to_string(epoch) + " was " +
+                   (std::isnan(val_loss) ? "NaN" : "inf") + " (epoch " + std::to_string(epoch) +
+                   " is not reported; its training losses were finite)";
   spdlog::warn("{}: {}", amp::to_string(mode_), *record_.detail);
 }
 

@@ -54,8 +54,10 @@ struct TrialRecord {
   int64_t trial = 1;  // 1-based, per mode; a fidelity trial: its seed's index (1 is the run's seed)
   uint64_t seed = 0;  // of the initial weights and the batch order
   TrialStatus status = TrialStatus::ok;
-  std::optional<int64_t> stopped_at_step;  // diverged: the first step whose loss was not finite
-  std::optional<std::string> detail;       // why a trial that is not ok stopped, or did not start
+  // diverged: the first step whose training loss was not finite, or the last step of the epoch whose
+  // validation loss was not
+  std::optional<int64_t> stopped_at_step;
+  std::optional<std::string> detail;  // why a trial that is not ok stopped, or did not start
   std::vector<EpochRecord> epochs;
   std::optional<LossScaleTrace> loss_scale_trace;  // fp16 only
   measure::MemoryReading memory;
