@@ -1,4 +1,6 @@
 // End to end: faults during a run: each is marked on its trial, the others run, the exit code says it.
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -130,7 +132,7 @@ TEST_F(Cli, AFailedFidelityTrialFailsTheRunAndLeavesItsSeedOut) {
 }
 
 TEST_F(Cli, ASignalStopsAtAStepBoundaryAndKeepsEveryFinishedEpoch) {
-  for (const std::string signal : {"sigint", "sigterm"}) {
+  for (const std::string signal : {"sigint", "sigterm", "sighup", "sigquit"}) {
     fs::remove_all(dir_ / "out");
     auto result = run("--config " + write_config(tiny_config()).string() +
                       " -q --modes fp32,fp16,bf16 --epochs 2 --repeats 2 " + "--inject-fault " + signal +
@@ -138,7 +140,9 @@ TEST_F(Cli, ASignalStopsAtAStepBoundaryAndKeepsEveryFinishedEpoch) {
     EXPECT_EQ(result.exit_code, 130) << result.err;
     auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
     EXPECT_EQ(report["complete"], false);
-    EXPECT_EQ(report["stopped_by"], signal == "sigint" ? "SIGINT" : "SIGTERM");
+    std::string name = signal;
+    std::transform(name.begin(), name.end(), name.begin(), ::toupper);
+    EXPECT_EQ(report["stopped_by"], name);
     ASSERT_EQ(report["trials"].size(), 2u);  // fp32 finished, fp16 stopped, nothing after
     EXPECT_EQ(report["trials"][0]["status"], "ok");
     EXPECT_EQ(report["trials"][0]["epochs"].size(), 2u);

@@ -91,7 +91,7 @@ Outcome run_benchmark(const Request& request) {
   writer.set_run_folder(outcome.run_folder);
   experiment.set_trace_folder(outcome.run_folder);
   spdlog::info("writing to {}", outcome.run_folder.string());
-  // From here on, SIGINT/SIGTERM stop at the next step and the report is written, marked partial.
+  // From here on, a stop signal (SIGINT, ...) stops at the next step and the report is written, partial.
   train::StopRequest::install_signal_handlers();
   if (request.on_start) request.on_start(outcome.run_folder);
   const auto& config = outcome.config;

@@ -54,8 +54,8 @@ struct Outcome {
 // anything is written (the config, the device, the data, the fault, the outputs) and throws
 // util::InputError, OutputError or UnreachableFault for what is wrong; then runs every trial, analysing
 // and rewriting the reports after each, so that a crash later loses nothing. A report that cannot be
-// written does not stop the run: the outcome says why. SIGINT/SIGTERM during the run stop it at the next
-// step; the outcome's report is then partial.
+// written does not stop the run: the outcome says why. A stop signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT)
+// during the run stops it at the next step; the outcome's report is then partial.
 Outcome run_benchmark(const Request& request);
 
 }  // namespace ampbench::api

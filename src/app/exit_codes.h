@@ -19,7 +19,7 @@ constexpr int kExitNothingMeasured = 4;  // no trial finished in any mode: nothi
 // `compare`: no regression, but a change past its limit with one trial or seed on a side, which cannot be
 // told from noise
 constexpr int kExitUndecided = 5;
-constexpr int kExitInterrupted = 130;  // stopped by SIGINT or SIGTERM; the partial report is written
+constexpr int kExitInterrupted = 130;  // stopped by a signal (SIGINT, ...); the partial report is written
 
 // The exit code a run's outcome calls for. When several apply, the first of: a report not written (1), a
 // stop (130), a failed trial or fidelity seed (1), nothing measured (4), a failed gate (3); else 0.

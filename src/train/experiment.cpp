@@ -68,8 +68,6 @@ void publish_trial(Progress* progress, const PlannedTrial& item, int64_t of) {
   progress->planned_done.fetch_add(1);
 }
 
-std::string stop_signal_name() { return StopRequest::signal_number() == SIGTERM ? "SIGTERM" : "SIGINT"; }
-
 }  // namespace
 
 Experiment::Experiment(config::ExperimentConfig config, const torch::Device& device,
@@ -270,7 +268,7 @@ ExperimentResult Experiment::run(const TrialDone& on_trial_done, Progress* progr
     run_item(item, reason != skipped.end() ? reason->second : std::string(), result, progress);
     // A skipped mode ran nothing: there is nothing new to write, and a stop waits for the next trial.
     if (item.kind == PlannedKind::skipped) continue;
-    if (StopRequest::requested()) result.stopped_by = stop_signal_name();
+    if (StopRequest::requested()) result.stopped_by = StopRequest::signal_name();
     if (on_trial_done) on_trial_done(result);
     if (result.stopped_by) return result;
   }

@@ -33,7 +33,7 @@ struct ExperimentResult {
   int64_t model_parameters = 0;  // elements of the trainable parameters: weights, gradients, optimizer state
   bool data_on_device = true;    // false: too large for the device, batches copied from host memory
   bool complete = false;         // false while trials are still running, or when the run stopped early
-  std::optional<std::string> stopped_by;  // "SIGINT" or "SIGTERM": the run stopped early
+  std::optional<std::string> stopped_by;  // "SIGINT", "SIGTERM", "SIGHUP" or "SIGQUIT": the run stopped early
 };
 
 }  // namespace ampbench::train

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "train/stop_request.h"
+
 namespace ampbench::train {
 
 namespace {
@@ -27,10 +29,9 @@ std::optional<FaultInjection> parse_fault_injection(std::string_view spec) {
     fault.kind = FaultInjection::Kind::oom;
   } else if (kind == "error") {
     fault.kind = FaultInjection::Kind::error;
-  } else if (kind == "sigint") {
-    fault.kind = FaultInjection::Kind::sigint;
-  } else if (kind == "sigterm") {
-    fault.kind = FaultInjection::Kind::sigterm;
+  } else if (auto signal = StopRequest::signal_named(kind)) {
+    fault.kind = FaultInjection::Kind::stop_signal;
+    fault.signal = *signal;
   } else if (kind == "sigstop") {
     fault.kind = FaultInjection::Kind::sigstop;
   } else {

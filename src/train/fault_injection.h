@@ -12,16 +12,17 @@ namespace ampbench::train {
 
 // A planted fault, for testing that nothing measured is lost when a run goes wrong (--inject-fault).
 struct FaultInjection {
-  enum class Kind { nan, oom, error, sigint, sigterm, sigstop };
+  enum class Kind { nan, oom, error, stop_signal, sigstop };
   Kind kind = Kind::nan;
+  int signal = 0;  // stop_signal: the one raised
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
   int64_t step = 1;   // 1-based, counted over the trial's epochs
   int64_t trial = 0;  // 1-based; 0: in every trial of the mode
 };
 
 // "KIND:MODE:STEP", e.g. "nan:bf16:5" (the loss becomes NaN), "oom:fp16:3" (an out-of-memory error is
-// raised), "error:fp16:2" (any other error, as a failing kernel raises it), "sigint:fp32:2" /
-// "sigterm:fp32:2" (the signal is raised), "sigstop:fp32:2" (the process stops itself there until it is
+// raised), "error:fp16:2" (any other error, as a failing kernel raises it), "sigint:fp32:2" (the signal
+// is raised; also sigterm, sighup, sigquit), "sigstop:fp32:2" (the process stops itself there until it is
 // sent SIGCONT: a known point for a test to act on a run); "KIND:MODE:STEP:TRIAL" plants it in that
 // trial only (with repeats), and in the fidelity trial of that seed index (with fidelity seeds), e.g.
 // "error:fp32:2:1". nullopt when malformed.

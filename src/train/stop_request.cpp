@@ -6,6 +6,16 @@
 namespace ampbench::train {
 namespace {
 
+struct StopSignal {
+  int number;
+  const char* name;
+  const char* lower_case_name;
+};
+constexpr StopSignal kStopSignals[] = {{SIGINT, "SIGINT", "sigint"},
+                                       {SIGTERM, "SIGTERM", "sigterm"},
+                                       {SIGHUP, "SIGHUP", "sighup"},
+                                       {SIGQUIT, "SIGQUIT", "sigquit"}};
+
 std::atomic<int> g_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may only touch lock-free atomics");
 
@@ -17,8 +27,22 @@ extern "C" void on_stop_signal(int signal) {
 }  // namespace
 
 void StopRequest::install_signal_handlers() {
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGTERM, on_stop_signal);
+  for (const auto& s : kStopSignals) std::signal(s.number, on_stop_signal);
+}
+
+std::string StopRequest::signal_name() {
+  const int number = signal_number();
+  for (const auto& s : kStopSignals) {
+    if (s.number == number) return s.name;
+  }
+  return number == 0 ? "" : "signal " + std::to_string(number);
+}
+
+std::optional<int> StopRequest::signal_named(std::string_view lower_case_name) {
+  for (const auto& s : kStopSignals) {
+    if (lower_case_name == s.lower_case_name) return s.number;
+  }
+  return std::nullopt;
 }
 
 bool StopRequest::requested() { return g_signal.load(std::memory_order_relaxed) != 0; }

@@ -1,17 +1,26 @@
 #pragma once
 
+#include <optional>
+#include <string>
+#include <string_view>
+
 namespace ampbench::train {
 
-// A request to stop, set by SIGINT/SIGTERM and read by the trainer at each step boundary (a relaxed
-// atomic load: no lock, no sync). The run then writes what it measured, marked partial.
+// A request to stop, set by SIGINT, SIGTERM, SIGHUP or SIGQUIT and read by the trainer at each step boundary
+// (a relaxed atomic load: no lock, no sync). The run then writes what it measured, marked partial.
 class StopRequest {
  public:
-  // Installs handlers for SIGINT and SIGTERM. The first signal asks for a stop; the handler then
-  // restores the default action, so a second one ends the process at once.
+  // Installs handlers for the stop signals (a terminal hang-up and quit key too, which would otherwise
+  // end the run without its report). The first signal asks for a stop; the handler then restores the
+  // default action, so a second one ends the process at once.
   static void install_signal_handlers();
   static bool requested();
-  // The signal that asked (SIGINT, SIGTERM), or 0.
+  // The signal that asked, or 0.
   static int signal_number();
+  // Its name, "SIGINT", ...; "" for 0.
+  static std::string signal_name();
+  // The stop signal of a lower-case name ("sigint", "sighup"), for planted faults.
+  static std::optional<int> signal_named(std::string_view lower_case_name);
   // For tests: forget an earlier request.
   static void reset();
 };

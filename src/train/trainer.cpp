@@ -32,11 +32,8 @@ torch::Tensor inject(const FaultInjection& fault, const torch::Tensor& loss, int
       TORCH_CHECK_WITH(OutOfMemoryError, false, "injected out-of-memory error at step ", step);
     case FaultInjection::Kind::error:
       TORCH_CHECK(false, "injected error at step ", step);
-    case FaultInjection::Kind::sigint:
-      std::raise(SIGINT);
-      break;
-    case FaultInjection::Kind::sigterm:
-      std::raise(SIGTERM);
+    case FaultInjection::Kind::stop_signal:
+      std::raise(fault.signal);
       break;
     case FaultInjection::Kind::sigstop:
       std::raise(SIGSTOP);
