@@ -1,4 +1,6 @@
 // The data readers on tiny files written here in each format, and the Markov-chain token data.
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -174,4 +176,43 @@ TEST(SyntheticData, ItsSizeIsKnownBeforeItIsMade) {
   EXPECT_EQ(ampbench::data::DataOptions{tokens}.synthetic_bytes(),
             bytes_of(ampbench::data::make_synthetic_tokens(tokens)));
   EXPECT_EQ(ampbench::data::DataOptions{ampbench::data::ImageFilesOptions{}}.synthetic_bytes(), 0.0);
+}
+
+// Headers are checked before any data is read, with sizes that cannot wrap; train and validation images
+// must agree; and a path that is not a file says what it is.
+TEST_F(DataFiles, HostileMnistFilesAreRefusedByTheirHeadersAndPaths) {
+  const auto images = dir_ / "train-images-idx3-ubyte";
+  write("train-labels-idx1-ubyte", idx_labels({7, 0, 9, 1}));
+  write("t10k-images-idx3-ubyte", idx_images(2, 28, 28));
+  write("t10k-labels-idx1-ubyte", idx_labels({1, 2}));
+  const auto with_dims = [](uint32_t n, uint32_t rows, uint32_t cols) {  // a header alone
+    std::vector<uint8_t> bytes;
+    for (uint32_t v : {0x803u, n, rows, cols}) ampbench::test_data::put_u32(bytes, v);
+    return bytes;
+  };
+  write("train-images-idx3-ubyte", with_dims(4, 0x80000000u, 0x80000000u));  // 4 x 2^31 x 2^31 wraps
+  EXPECT_EQ(error([&] { ampbench::data::read_mnist(dir_); }),
+            images.string() + ": its header's dimensions multiply past 2^64 bytes (not IDX)");
+  write("train-images-idx3-ubyte", with_dims(64, 0, 8));
+  EXPECT_EQ(error([&] { ampbench::data::read_mnist(dir_); }), images.string() + ": dimension 2 is 0");
+  // A header that promises 4 images of 28x28 at the start of an 8 GiB sparse file: refused, not read.
+  write("train-images-idx3-ubyte", with_dims(4, 28, 28));
+  std::filesystem::resize_file(images, int64_t(8) << 30);
+  EXPECT_EQ(error([&] { ampbench::data::read_mnist(dir_); }),
+            images.string() + " holds 8589934592 bytes; its header says 3152");
+  write("train-images-idx3-ubyte", idx_images(4, 8, 8));
+  EXPECT_EQ(error([&] { ampbench::data::read_mnist(dir_); }), (dir_ / "t10k-images-idx3-ubyte").string() +
+                                                                  " holds images of 28x28 pixels, but " +
+                                                                  images.string() + " of 8x8");
+  std::filesystem::remove(images);
+  std::filesystem::create_directory(images);
+  EXPECT_EQ(error([&] { ampbench::data::read_mnist(dir_); }),
+            "data file " + images.string() + " is a directory");
+  std::filesystem::remove(images);
+  ASSERT_EQ(::mkfifo(images.c_str(), 0600), 0);
+  EXPECT_EQ(error([&] { ampbench::data::read_mnist(dir_); }), "data file " + images.string() + " is a FIFO");
+  std::filesystem::remove(images);
+  std::filesystem::create_symlink(images, images);
+  EXPECT_EQ(error([&] { ampbench::data::read_mnist(dir_); }),
+            "data file " + images.string() + " is a loop of symbolic links");
 }
