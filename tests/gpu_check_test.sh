@@ -19,35 +19,34 @@ cases=(
   "--bundle $out/bundle --deps $out"
   "--bundle $out/bundle --overhead 2"
 )
+# refused WHAT PATTERN [VAR=VALUE...] -- ARGS...: gpu-check, with those variables, exits 2 with one line
+# that matches PATTERN, and writes nothing.
+refused() {
+  local what=$1 pattern=$2 status=0
+  shift 2
+  local vars=()
+  while [[ $1 != -- ]]; do vars+=("$1"); shift; done
+  shift
+  env "${vars[@]}" "$root/scripts/gpu-check" --out "$out/run" "$@" > /dev/null 2> "$out/err" || status=$?
+  [[ $status == 2 && $(grep -c . "$out/err") == 1 && ! -e $out/run ]] && grep -q -- "$pattern" "$out/err" ||
+    { echo "gpu-check $what: exit $status"; cat "$out/err"; exit 1; }
+}
 for args in "${cases[@]}"; do
-  status=0
   # shellcheck disable=SC2086
-  "$root/scripts/gpu-check" --out "$out/run" $args > /dev/null 2> "$out/err" || status=$?
-  [[ $status == 2 && $(grep -c . "$out/err") == 1 && ! -e $out/run ]] ||
-    { echo "gpu-check $args: exit $status"; cat "$out/err"; exit 1; }
+  refused "$args" "" -- $args
 done
-status=0
-PYTHON=$out/no-python "$root/scripts/gpu-check" --out "$out/run" --deps "$out" > /dev/null 2> "$out/err" || status=$?
-[[ $status == 2 && $(grep -c . "$out/err") == 1 && ! -e $out/run ]] ||
-  { echo "gpu-check without torch: exit $status"; cat "$out/err"; exit 1; }
+refused "without torch" "" PYTHON="$out/no-python" -- --deps "$out"
 # A CUDA build of torch without a matching nvcc (none at all here, or one of another major version).
 printf '#!/usr/bin/env bash\n[[ "$*" == *version.cuda* ]] && echo 99.0\nexit 0\n' > "$out/cuda-python"
 chmod +x "$out/cuda-python"
-status=0
-PYTHON=$out/cuda-python "$root/scripts/gpu-check" --out "$out/run" --deps "$out" > /dev/null 2> "$out/err" || status=$?
-[[ $status == 2 && $(grep -c . "$out/err") == 1 && ! -e $out/run ]] && grep -q "CUDA" "$out/err" ||
-  { echo "gpu-check with a CUDA torch and no matching nvcc: exit $status"; cat "$out/err"; exit 1; }
+refused "with a CUDA torch and no matching nvcc" "CUDA" PYTHON="$out/cuda-python" -- --deps "$out"
 # An nvcc on PATH that is a script running no nvcc.
 mkdir -p "$out/bin" && printf '#!/usr/bin/env bash\nexit 1\n' > "$out/bin/nvcc" && chmod +x "$out/bin/nvcc"
-status=0
-PATH=$out/bin:$PATH PYTHON=$out/cuda-python "$root/scripts/gpu-check" --out "$out/run" --deps "$out" > /dev/null 2> "$out/err" || status=$?
-[[ $status == 2 && $(grep -c . "$out/err") == 1 && ! -e $out/run ]] && grep -q "runs no nvcc" "$out/err" ||
-  { echo "gpu-check with an nvcc script that runs none: exit $status"; cat "$out/err"; exit 1; }
+refused "with an nvcc script that runs none" "runs no nvcc" PATH="$out/bin:$PATH" PYTHON="$out/cuda-python" -- \
+  --deps "$out"
 # A bundle built against another torch than the machine's.
 printf '#!/usr/bin/env bash\n[[ "$*" == *__version__* ]] && echo 2.99.0+cu130\nexit 0\n' > "$out/other-torch"
 chmod +x "$out/other-torch"
-status=0
-PYTHON=$out/other-torch "$root/scripts/gpu-check" --out "$out/run" --bundle "$out/bundle" > /dev/null 2> "$out/err" || status=$?
-[[ $status == 2 && $(grep -c . "$out/err") == 1 && ! -e $out/run ]] && grep -q "built against torch 0.0.0" "$out/err" ||
-  { echo "gpu-check with a bundle for another torch: exit $status"; cat "$out/err"; exit 1; }
+refused "with a bundle for another torch" "built against torch 0.0.0" PYTHON="$out/other-torch" -- \
+  --bundle "$out/bundle"
 echo "gpu-check: $((${#cases[@]} + 4)) passed, 0 failed"
