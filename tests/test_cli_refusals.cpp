@@ -139,6 +139,8 @@ TEST_F(Cli, CommandLineValuesAreCheckedWithTheOptionNamed) {
   refused("--export-json ''", "usage error: --export-json: expected a file path, or - for stdout");
   refused("--peak-tflops fp32=1,fp32=2",
           "usage error: --peak-tflops: expected X or MODE=X,MODE=X with each mode once");
+  for (const std::string peak : {"nan", "inf", "bf16=nan"})
+    refused("--peak-tflops " + peak, "usage error: --peak-tflops: expected X or MODE=X,MODE=X");
   refused("--modes fp32,fp32",
           "config error: /precision/modes/1 (from --modes): mode \"fp32\" is listed twice");
   // A planted fault that could never fire would let a test pass without it.

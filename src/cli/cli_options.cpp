@@ -83,7 +83,8 @@ std::optional<nlohmann::json> peak_tflops_json(const std::string& text) {
     try {
       size_t used = 0;
       double value = std::stod(s, &used);
-      if (used == s.size()) return value;
+      // NaN or inf would reach the config as JSON null: no peak, and a message about null.
+      if (used == s.size() && std::isfinite(value)) return value;
     } catch (const std::exception&) {
     }
     return std::nullopt;
