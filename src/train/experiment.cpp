@@ -1,7 +1,6 @@
 #include "train/experiment.h"
 
 #include <chrono>
-#include <csignal>
 
 #include <spdlog/spdlog.h>
 
