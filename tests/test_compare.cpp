@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <functional>
 
 #include "api/compare.h"
 #include "app/exit_codes.h"
@@ -258,5 +259,42 @@ TEST(Compare, EveryFormatNamesEachVerdictAlike) {
   }
   for (const char* old : {"REGRESSION", "UNJUDGED", "undecided"}) {
     EXPECT_EQ(console.find(old), std::string::npos) << old << " in\n" << console;
+  }
+}
+
+// A tampered or degenerate figure (a zero rate, time or peak, a count whose sums overflow, a negative one)
+// would make any change look like none: the report is refused, naming the figure. So is a report that
+// measured nothing.
+TEST(Compare, RefusesAFigureOutOfRangeNamingItAndAReportThatMeasuredNothing) {
+  struct Plant {
+    int schema;
+    std::function<void(json&)> plant;
+    std::string path;
+  };
+  const std::vector<Plant> plants{
+      {kSchemaVersion, [](json& d) { d["summary"][0]["samples_per_second"]["median"] = 0; },
+       "/summary/0/samples_per_second/median"},
+      {kSchemaVersion, [](json& d) { d["summary"][0]["peak_bytes"] = 0; }, "/summary/0/peak_bytes"},
+      {kSchemaVersion, [](json& d) { d["summary"][0]["val_loss"] = -1; }, "/summary/0/val_loss"},
+      {kSchemaVersion, [](json& d) { d["summary"][0]["trials_compared"][1]["samples_per_second"] = -5; },
+       "/summary/0/trials_compared/1/samples_per_second"},
+      {6, [](json& d) { d["trials"][2]["epochs"][1]["timed_samples"] = 1e308; },
+       "/trials/2/epochs/1/timed_samples"},
+      {6, [](json& d) { d["trials"][0]["epochs"][1]["seconds"] = 0; }, "/trials/0/epochs/1/seconds"},
+      {6, [](json& d) { d["trials"][1]["epochs"][1]["timed_samples"] = -10; },
+       "/trials/1/epochs/1/timed_samples"},
+      {kSchemaVersion, [](json& d) { d["summary"] = json::array(); }, "/summary: is empty"},
+  };
+  for (const auto& p : plants) {
+    const auto base = report_doc(p.schema, {{"fp32", kSteady}});
+    auto tampered = base;
+    p.plant(tampered);
+    try {
+      compare_reports(base, tampered, {}, false, "base.json", "new.json");
+      ADD_FAILURE() << p.path << " was compared";
+    } catch (const ampbench::util::InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("new.json: not an ampbench report: " + p.path, 0), 0u)
+          << e.what();
+    }
   }
 }

@@ -10,6 +10,10 @@ namespace {
 
 using util::InputError;
 
+// The bounds a measured figure must lie in to be compared: a rate or a time of 0, a negative count, or
+// one so large that sums of it overflow would make any change look like none.
+constexpr double kMaxFigure = 1e15;
+
 // The first unfinished trial of each mode, from the report's "trials" array.
 std::map<std::string, std::string> read_unfinished_trials(const nlohmann::json& document) {
   if (!document.contains("trials") || !document["trials"].is_array()) {
@@ -34,18 +38,14 @@ bool is_finished(const nlohmann::json& trial, const std::string& mode) {
 }
 
 // A report before version 7 has no summary[].trials_compared: the rate of a trial is found again from its
-// epochs, by the summary's own rule; empty when the trial lacks the figures.
-std::optional<double> trial_rate(const nlohmann::json& epochs) {
+// epochs, by the summary's own rule; each epoch's time and samples must be there and in range.
+double trial_rate(const nlohmann::json& epochs, const std::string& path) {
   double samples = 0, seconds = 0;
   for (size_t i = first_compared_epoch(epochs.size()); i < epochs.size(); ++i) {
-    const auto& e = epochs[i];
-    if (!e.is_object() || !e.contains("seconds") || !e["seconds"].is_number() ||
-        !e.contains("timed_samples") || !e["timed_samples"].is_number())
-      return std::nullopt;
-    samples += e["timed_samples"].get<double>();
-    seconds += e["seconds"].get<double>();
+    util::ObjectReader epoch(epochs[i], path + "/" + std::to_string(i));
+    samples += epoch.number("timed_samples", 0.0, 1.0, kMaxFigure);
+    seconds += epoch.number("seconds", 0.0, 0.0, kMaxFigure, /*exclusive_min=*/true);
   }
-  if (seconds <= 0) return std::nullopt;
   return samples / seconds;
 }
 
@@ -69,7 +69,7 @@ std::vector<double> read_trials_compared(const nlohmann::json& entry, const std:
     util::ObjectReader trial(compared[i], path + "/trials_compared/" + std::to_string(i));
     if (!trial.is_number("samples_per_second"))
       throw InputError(trial.path_of("samples_per_second"), "expected a number");
-    rates.push_back(trial.number("samples_per_second", 0.0, 0.0, 1e300));
+    rates.push_back(trial.number("samples_per_second", 0.0, 0.0, kMaxFigure, /*exclusive_min=*/true));
   }
   return rates;
 }
@@ -78,9 +78,12 @@ std::vector<double> read_trials_compared(const nlohmann::json& entry, const std:
 void read_trial_figures(const nlohmann::json& document, ModeFigures& f, bool rates_known) {
   std::vector<double> timed_losses;
   std::optional<uint64_t> timed_seed;
-  for (const auto& t : document["trials"]) {
+  const auto& trials = document["trials"];
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const auto& t = trials[i];
     if (!is_finished(t, f.mode)) continue;
-    if (auto rate = trial_rate(t["epochs"]); rate && !rates_known) f.trial_rates.push_back(*rate);
+    if (!rates_known)
+      f.trial_rates.push_back(trial_rate(t["epochs"], "/trials/" + std::to_string(i) + "/epochs"));
     if (auto loss = final_val_loss(t)) timed_losses.push_back(*loss);
     timed_seed = seed_of(t);
   }
@@ -100,15 +103,11 @@ ModeFigures read_mode(const nlohmann::json& entry, const std::string& path) {
   ModeFigures f;
   f.mode = mode.required_string("mode");
   auto rate = mode.object("samples_per_second");
-  if (!rate.has("median") || !entry["samples_per_second"]["median"].is_number()) {
-    throw InputError(rate.path_of("median"), "expected a number");
-  }
-  f.samples_per_second = entry["samples_per_second"]["median"].get<double>();
-  f.peak_bytes = mode.required_integer("peak_bytes", 0);
-  if (!entry.contains("val_loss") || !entry["val_loss"].is_number()) {
-    throw InputError(mode.path_of("val_loss"), "expected a number");
-  }
-  f.val_loss = entry["val_loss"].get<double>();
+  if (!rate.is_number("median")) throw InputError(rate.path_of("median"), "expected a number");
+  f.samples_per_second = rate.number("median", 0.0, 0.0, kMaxFigure, /*exclusive_min=*/true);
+  f.peak_bytes = mode.required_integer("peak_bytes", 1);
+  if (!mode.is_number("val_loss")) throw InputError(mode.path_of("val_loss"), "expected a number");
+  f.val_loss = mode.number("val_loss", 0.0, 0.0, kMaxFigure);
   if (entry.contains("trials_compared")) f.trial_rates = read_trials_compared(entry, path);
   return f;
 }
@@ -131,6 +130,8 @@ ReportFigures read_strictly(const nlohmann::json& document) {
   out.unfinished = read_unfinished_trials(document);
   const auto& summary = document.at("summary");
   if (!summary.is_array()) throw InputError("/summary", "expected an array");
+  // Nothing measured (every mode skipped, failed or out of memory) is nothing to compare, not a pass.
+  if (summary.empty()) throw InputError("/summary", "is empty: the run measured nothing to compare");
   for (size_t i = 0; i < summary.size(); ++i) {
     auto f = read_mode(summary[i], "/summary/" + std::to_string(i));
     read_trial_figures(document, f, summary[i].contains("trials_compared"));
