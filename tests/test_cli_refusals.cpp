@@ -232,6 +232,17 @@ TEST_F(Cli, ADataFolderThatIsMissingOrBadIsAConfigErrorBeforeAnythingIsWritten) 
   EXPECT_EQ(too_small.err,
             "config error: /train/batch_size: is larger than the training set (8 samples in /data/mnist)\n");
   EXPECT_TRUE(run_folders().empty());
+  // More samples than the files hold: refused, not run on fewer while the report says more.
+  auto asked = config;
+  asked["data"]["mnist"]["train_samples"] = 100;
+  auto too_many = run("--config " + write_config(asked).string() + " -q");
+  EXPECT_EQ(too_many.exit_code, 2);
+  EXPECT_EQ(too_many.err, "config error: /data/mnist/train_samples: is 100, but the files hold 8 samples\n");
+  asked["data"]["mnist"] = {{"dir", (dir_ / "mnist").string()}, {"val_samples", 5}};
+  EXPECT_NE(run("--config " + write_config(asked).string() + " -q")
+                .err.find("/data/mnist/val_samples: is 5, but the files hold 4 samples"),
+            std::string::npos);
+  EXPECT_TRUE(run_folders().empty());
   config["train"]["batch_size"] = 4;
   config["train"]["warmup_steps"] = 0;
   auto ok = run("--config " + write_config(config).string() + " -q --modes fp32,bf16 --epochs 1");

@@ -29,6 +29,22 @@ void check_fits_host_memory(const data::DataOptions& data) {
                              measure::human_bytes(double(*available)) + " is available");
 }
 
+// A file source's train_samples / val_samples take the first N: asking for more than the files hold
+// would run on fewer while the report records N.
+void check_sample_counts(const data::DataOptions& data, const data::Dataset& dataset) {
+  if (data.sizes_known()) return;
+  const auto where = "/data/" + data::to_string(data.source());
+  const std::pair<const char*, std::pair<int64_t, int64_t>> counts[] = {
+      {"train_samples", {data.train_samples(), dataset.train_size()}},
+      {"val_samples", {data.val_samples(), dataset.val_size()}}};
+  for (const auto& [key, asked_held] : counts) {
+    const auto [asked, held] = asked_held;
+    if (asked > held)
+      throw util::InputError(where + "/" + key, "is " + std::to_string(asked) + ", but the files hold " +
+                                                    std::to_string(held) + " samples");
+  }
+}
+
 }  // namespace
 
 data::Dataset load_data(const ExperimentConfig& config, const torch::Device& device) {
@@ -40,6 +56,7 @@ data::Dataset load_data(const ExperimentConfig& config, const torch::Device& dev
     // Only file sources read anything that can be wrong: their folder is the key to name.
     throw e.located("/data/" + data::to_string(config.data.source()) + "/dir");
   }
+  check_sample_counts(config.data, dataset);
   check_fits(config, dataset.train_size());
   return dataset;
 }
