@@ -272,6 +272,9 @@ TEST(Config, DataHoldsExactlyOneSourceThatFitsTheModel) {
   EXPECT_EQ(error(doc),
             "/data/synthetic_tokens/context: sequences of 8 tokens are longer than the model's context (4)");
   doc["model"]["options"]["context"] = 8;
+  doc["data"]["synthetic_tokens"]["branching"] = 51;
+  EXPECT_EQ(error(doc), "/data/synthetic_tokens/branching: expected an integer in [1, 50], got 51");
+  doc["data"]["synthetic_tokens"].erase("branching");
   doc["model"]["options"]["d_model"] = 9;
   EXPECT_EQ(error(doc), "/model/options/d_model: must be a multiple of n_head (2)");
   doc = valid();

@@ -57,7 +57,8 @@ data::SyntheticTokensOptions parse_synthetic_tokens(ObjectReader& source, uint64
   out.val_samples = source.integer("val_samples", out.val_samples, 1);
   out.context = source.integer("context", out.context, 1, 1 << 20);
   out.vocab = source.integer("vocab", out.vocab, 2, 1 << 24);
-  out.branching = source.integer("branching", out.branching, 1, 1 << 20);
+  // Each token's likely successors are tokens of the vocabulary: more of them than it has is no chain.
+  out.branching = source.integer("branching", out.branching, 1, out.vocab);
   out.seed = parse_seed(source, seed);
   return out;
 }
