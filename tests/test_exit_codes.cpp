@@ -19,7 +19,7 @@ train::TrialRecord trial(TrialStatus status) {
 // A run whose every cause of a non-zero exit can be switched on alone.
 struct Causes {
   bool write_failed = false, stopped = false, trial_failed = false, fidelity_failed = false,
-       nothing_measured = false, gate_failed = false;
+       nothing_measured = false, gate_failed = false, profile_failed = false;
 };
 
 api::Outcome outcome_with(const Causes& c) {
@@ -28,6 +28,8 @@ api::Outcome outcome_with(const Causes& c) {
   if (c.stopped) o.report.measured.stopped_by = "SIGINT";
   if (c.trial_failed) o.report.measured.trials.push_back(trial(TrialStatus::failed));
   if (c.fidelity_failed) o.report.measured.fidelity_trials.push_back(trial(TrialStatus::failed));
+  if (c.profile_failed)
+    o.report.measured.profiles.push_back({train::ProfileRecord{.failure = "injected error"}});
   if (!c.nothing_measured) o.report.summary.emplace_back();
   report::GateResult gate;
   gate.passed = !c.gate_failed;
@@ -45,6 +47,7 @@ TEST(ExitCodes, EachCauseAloneHasItsCode) {
   EXPECT_EQ(app::exit_code_for(outcome_with({.fidelity_failed = true})), 1);
   EXPECT_EQ(app::exit_code_for(outcome_with({.nothing_measured = true})), 4);
   EXPECT_EQ(app::exit_code_for(outcome_with({.gate_failed = true})), 3);
+  EXPECT_EQ(app::exit_code_for(outcome_with({.profile_failed = true})), 1);  // a profiled pass lost
 }
 
 TEST(ExitCodes, TheFirstCauseInPrecedenceDecides) {
@@ -65,4 +68,6 @@ TEST(ExitCodes, FailureLinesSayWhatFailed) {
       (std::vector<std::string>{"no trial finished in any mode: nothing was measured (see the warnings)"}));
   EXPECT_TRUE(app::failure_lines(outcome_with({.stopped = true, .nothing_measured = true})).empty());
   EXPECT_TRUE(app::failure_lines(outcome_with({})).empty());
+  EXPECT_EQ(app::failure_lines(outcome_with({.profile_failed = true})),
+            (std::vector<std::string>{"fp32 profiled pass failed: injected error"}));
 }

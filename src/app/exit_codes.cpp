@@ -22,6 +22,11 @@ void add_failed(const std::vector<train::TrialRecord>& trials, const char* what,
   }
 }
 
+bool any_profile_failed(const std::vector<train::ProfileRecord>& profiles) {
+  return std::any_of(profiles.begin(), profiles.end(),
+                     [](const train::ProfileRecord& p) { return p.failure.has_value(); });
+}
+
 }  // namespace
 
 int exit_code_for(const api::Outcome& outcome) {
@@ -30,7 +35,10 @@ int exit_code_for(const api::Outcome& outcome) {
   if (measured.stopped_by) return kExitInterrupted;
   // A trial lost to an error is a failure of the run, not a finding about its mode (as oom and diverged
   // are): the other modes' figures are in the reports, and the exit code says it.
-  if (any_failed(measured.trials) || any_failed(measured.fidelity_trials)) return kExitRuntimeFailure;
+  // So is a profiled pass lost to an error: its figures are missing from the reports.
+  if (any_failed(measured.trials) || any_failed(measured.fidelity_trials) ||
+      any_profile_failed(measured.profiles))
+    return kExitRuntimeFailure;
   // Every mode skipped, out of memory or diverged: a CI job must not read that as success.
   if (outcome.report.summary.empty()) return kExitNothingMeasured;
   const auto& gates = outcome.report.gates;
@@ -56,6 +64,10 @@ std::vector<std::string> failure_lines(const api::Outcome& outcome) {
   std::vector<std::string> lines;
   add_failed(outcome.report.measured.trials, "trial", lines);
   add_failed(outcome.report.measured.fidelity_trials, "fidelity seed", lines);
+  for (const auto& p : outcome.report.measured.profiles) {
+    if (p.failure)
+      lines.push_back(std::string(amp::to_string(p.mode)) + " profiled pass failed: " + *p.failure);
+  }
   if (outcome.write_failure) lines.push_back(*outcome.write_failure);
   const bool stopped = outcome.report.measured.stopped_by.has_value();
   if (lines.empty() && !stopped && outcome.report.summary.empty())
