@@ -101,6 +101,24 @@ TEST(Renderers, TheProfiledPassInEveryFormat) {
   expect_snapshot("profile-report.json", to_json(r).dump(2) + "\n");
 }
 
+// Against a near-zero base (fp32's cast 0.003 ms of a 10 ms step) a ratio says nothing: the tables show
+// "-" where fp32's time is under their own row cut-off, while report.json keeps the ratio.
+TEST(Renderers, TheProfileTablesShowNoRatioAgainstANearZeroBase) {
+  auto r = fixed_report_with_profile();
+  auto& fp32 = *r.measured.profiles.at(0).profile;
+  for (auto& c : fp32.classes) {
+    if (c.op_class == ampbench::profile::OpClass::cast) c.seconds = 0.003e-3;
+  }
+  std::istringstream console(to_console(r));
+  std::string line;
+  while (std::getline(console, line) &&
+         !(line.rfind("forward", 0) == 0 && line.find(" cast ") != std::string::npos)) {
+  }
+  EXPECT_EQ(line.find("166.67x"), std::string::npos) << line;
+  EXPECT_EQ(line.back(), '-') << line;  // bf16's vs fp32, the last column
+  EXPECT_NEAR(to_json(r)["profiles"][1]["classes"][1]["ratio_vs_fp32"].get<double>(), 0.5 / 0.003, 1e-6);
+}
+
 TEST(Renderers, JsonFollowsTheSchemaDocument) {
   std::ifstream in(std::filesystem::path(source_dir()) / "docs" / "report.schema.json");
   ASSERT_TRUE(in);

@@ -43,6 +43,15 @@ std::vector<std::string> class_header(const RunReport& report) {
   return header;
 }
 
+// A time against fp32's, shown only where fp32's own time is worth a row (kMinRowShare of its step):
+// against a near-zero base ("cast 743.45x" where fp32 spent 0.003 ms) a ratio says nothing.
+std::optional<double> shown_ratio(double seconds, std::optional<double> base, const ModeProfile* fp32) {
+  if (!fp32 || !base) return std::nullopt;
+  const auto share = step_share(*fp32, *base);
+  if (!share || *share < kMinRowShare) return std::nullopt;
+  return seconds / *base;
+}
+
 // One row of figures: `seconds` picks a mode's time, `base` fp32's (for the ratio).
 template <typename Seconds>
 std::vector<std::string> class_row(const RunReport& report, std::string phase, std::string name,
@@ -54,7 +63,7 @@ std::vector<std::string> class_row(const RunReport& report, std::string phase, s
     row.push_back(ms(s));
     row.push_back(percent(step_share(*p, s)));
     if (mode == amp::PrecisionMode::fp32) continue;
-    row.push_back(times(fp32 && seconds(*fp32) > 0 ? std::optional(s / seconds(*fp32)) : std::nullopt));
+    row.push_back(times(shown_ratio(s, fp32 ? std::optional(seconds(*fp32)) : std::nullopt, fp32)));
   }
   return row;
 }
@@ -120,7 +129,8 @@ TextRows top_ops_table(const RunReport& report, size_t per_mode) {
       const auto& op = p->top_ops[i];
       rows.push_back({std::string(amp::to_string(mode)), op.name, std::string(to_string(op.phase)),
                       dtypes_text(op.dtypes), shapes_text(op.shapes), format_number("%.0f", op.calls),
-                      ms(op.seconds), percent(step_share(*p, op.seconds)), times(op_ratio(op, fp32))});
+                      ms(op.seconds), percent(step_share(*p, op.seconds)),
+                      times(shown_ratio(op.seconds, fp32_op_seconds(op, fp32), fp32))});
     }
   }
   return rows;

@@ -40,7 +40,7 @@ std::optional<double> class_ratio(const profile::ModeProfile& p, const profile::
   return ratio(class_seconds(p, op_class), class_seconds(*fp32, op_class));
 }
 
-std::optional<double> op_ratio(const profile::OpTime& op, const profile::ModeProfile* fp32) {
+std::optional<double> fp32_op_seconds(const profile::OpTime& op, const profile::ModeProfile* fp32) {
   const auto in_fp32 = [&] {
     return &op >= fp32->top_ops.data() && &op < fp32->top_ops.data() + fp32->top_ops.size();
   };
@@ -49,7 +49,12 @@ std::optional<double> op_ratio(const profile::OpTime& op, const profile::ModePro
   for (const auto& o : fp32->top_ops) {
     if (o.name == op.name && o.phase == op.phase && o.shapes == op.shapes) base += o.seconds;
   }
-  return ratio(op.seconds, base);
+  return base;
+}
+
+std::optional<double> op_ratio(const profile::OpTime& op, const profile::ModeProfile* fp32) {
+  const auto base = fp32_op_seconds(op, fp32);
+  return base ? ratio(op.seconds, *base) : std::nullopt;
 }
 
 std::optional<double> step_share(const profile::ModeProfile& p, double seconds) {

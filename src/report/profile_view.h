@@ -18,7 +18,10 @@ std::optional<double> class_ratio(const profile::ModeProfile& p, const profile::
                                   const profile::ClassTime& time);
 std::optional<double> class_ratio(const profile::ModeProfile& p, const profile::ModeProfile* fp32,
                                   profile::OpClass op_class);
-// An op's time against the same op of fp32 (the same name, phase and input shapes; dtypes differ by design).
+// fp32's time in the same op (the same name, phase and input shapes; dtypes differ by design); empty for
+// fp32's own ops and without fp32.
+std::optional<double> fp32_op_seconds(const profile::OpTime& op, const profile::ModeProfile* fp32);
+// An op's time against that.
 std::optional<double> op_ratio(const profile::OpTime& op, const profile::ModeProfile* fp32);
 // time / the profiled step's time.
 std::optional<double> step_share(const profile::ModeProfile& p, double seconds);
