@@ -18,7 +18,7 @@ from pathlib import Path
 
 SIXTEEN_BIT = ("fp16", "bf16")
 MIN_SIXTEEN_BIT_SHARE = 0.95
-ATTENTION_TOLERANCE = 0.10
+FLOPS_TOLERANCE = 0.10
 STEP_SUM_RANGE = (0.97, 1.0)
 STATIC_SLACK = (0.98, 1.10)
 STATIC_SLACK_CUDA_BYTES = 64 * 2**20  # library workspaces (cuBLAS's come from the caching allocator)
@@ -75,7 +75,7 @@ def judge_profiles(judge, report, name, host_time):
                         f"{where} 16-bit FLOP share >= {MIN_SIXTEEN_BIT_SHARE}", share)
         else:
             judge.check(share in (None, 0), f"{where} 16-bit FLOP share 0", share)
-        judge_attention(judge, report, p, where)
+        judge_flops(judge, report, p, where)
 
 
 def attention_flops_per_step(config):
@@ -90,13 +90,24 @@ def attention_flops_per_step(config):
     return 12.0 * options["n_layer"] * batch * context**2 * options["d_model"]
 
 
-def judge_attention(judge, report, profile, where):
+def judge_flops(judge, report, profile, where):
+    """The profile's matrix FLOPs per step against the model's analytic count (every linear layer,
+    convolution and attention product, forward and backward), and a gpt's attention alone where both its
+    forward and backward ops are among the top ops (the top 20 by time need not hold them)."""
+    per_sample = report.get("train_flops_per_sample")
+    if per_sample:
+        expected = per_sample * report["config"]["train"]["batch_size"]
+        measured = profile["precision"]["matmul_flops"]
+        error = abs(measured - expected) / expected
+        judge.check(error <= FLOPS_TOLERANCE, f"{where} matrix FLOPs within 10 % of the analytic count",
+                    f"{measured:.4g} per step against {expected:.4g} ({error:.1%} apart)")
     expected = attention_flops_per_step(report["config"])
-    if expected is None:
+    attention = [op for op in profile["top_ops"] if op["class"] == "attention"]
+    if expected is None or {op["phase"] for op in attention} < {"forward", "backward"}:
         return
-    measured = sum(op["matmul_flops"] for op in profile["top_ops"] if op["class"] == "attention")
+    measured = sum(op["matmul_flops"] for op in attention)
     error = abs(measured - expected) / expected
-    judge.check(error <= ATTENTION_TOLERANCE, f"{where} attention FLOPs within 10 % of the analytic count",
+    judge.check(error <= FLOPS_TOLERANCE, f"{where} attention FLOPs within 10 % of the analytic count",
                 f"{measured:.4g} per step against {expected:.4g} ({error:.1%} apart)")
 
 
