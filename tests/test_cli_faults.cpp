@@ -171,3 +171,15 @@ TEST_F(Cli, AnExportLostOnStdoutIsAWriteFailure) {
         << compared.err;
   }
 }
+
+// A closed stdout (`>&-`): the export is lost, exit 1, and no report file takes stdout's descriptor.
+TEST_F(Cli, AnExportToAClosedStdoutFailsAndNoReportFileTakesItsPlace) {
+  auto result = run("--config " + write_config(tiny_config()).string() + " -q --epochs 1 --modes fp32" +
+                    " --export-json - >&-");
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.err.find("error: the export to stdout could not be written: stdout is closed"),
+            std::string::npos)
+      << result.err;
+  const auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));  // intact
+  EXPECT_EQ(report["trials"][0]["status"], "ok");
+}

@@ -5,6 +5,11 @@
 
 namespace ampbench::app {
 
+// Run first in main: a standard stream the process was started without (`>&-`) gets /dev/null, so that no
+// file the run opens takes its descriptor and receives what was meant for the terminal; a closed stdout
+// is remembered, and an export to it fails below.
+void guard_standard_streams();
+
 // Writes an export that goes to stdout, whole, and flushes it; the message when any of it could not be
 // written (a full disk, a closed stdout or pipe): that export is lost, a write failure like any other.
 std::optional<std::string> write_stdout_export(const std::string& text);

@@ -139,6 +139,7 @@ int run_command(const cli::CliOptions& options, const api::CompareRequest& compa
 }  // namespace
 
 int main(int argc, char** argv) {
+  ampbench::app::guard_standard_streams();  // before anything opens a file
   ampbench::measure::settle_host_malloc();  // before LibTorch allocates anything
   CLI::App command{"", "ampbench"};
   cli::CliOptions options;
