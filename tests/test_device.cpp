@@ -61,7 +61,7 @@ TEST(HostSyncCheck, IsAskedForByItsVariableAndLeavesTheCpuAlone) {
   EXPECT_FALSE(ampbench::measure::host_sync_check_requested());
   setenv(ampbench::measure::kForbidHostSyncVariable, "1", 1);
   EXPECT_TRUE(ampbench::measure::host_sync_check_requested());
-  const ampbench::measure::HostSyncCheck check(torch::kCPU);
+  const ampbench::measure::HostSyncCheck check(torch::kCPU, ampbench::measure::host_sync_check_requested());
   EXPECT_FALSE(check.active());
   EXPECT_EQ(item_on(torch::kCPU), 1.0f);
   unsetenv(ampbench::measure::kForbidHostSyncVariable);
@@ -72,7 +72,7 @@ TEST(HostSyncCheck, ASyncUnderItIsAnErrorOnAGpu) {
   setenv(ampbench::measure::kForbidHostSyncVariable, "1", 1);
   const torch::Device cuda(torch::kCUDA, 0);
   {
-    const ampbench::measure::HostSyncCheck check(cuda);
+    const ampbench::measure::HostSyncCheck check(cuda, ampbench::measure::host_sync_check_requested());
     EXPECT_TRUE(check.active());
     EXPECT_THROW(item_on(cuda), c10::Error);
   }

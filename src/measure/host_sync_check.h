@@ -11,14 +11,15 @@ namespace ampbench::measure {
 // scripts/gpu-check runs on a GPU.
 inline constexpr const char* kForbidHostSyncVariable = "AMPBENCH_FORBID_HOST_SYNC";
 
-// While it lives, and when AMPBENCH_FORBID_HOST_SYNC=1 and `device` is a GPU, a host sync (an .item(), a
-// blocking copy, a synchronize) raises an error instead of waiting: CUDA's sync-debug mode, as
+// While it lives, when requested (AMPBENCH_FORBID_HOST_SYNC=1) and `device` is a GPU, a host sync (an
+// .item(), a blocking copy, a synchronize) raises an error instead of waiting: CUDA's sync-debug mode, as
 // torch.cuda.set_sync_debug_mode("error"). The timed loop runs under it, so a hidden sync there fails the
 // trial. Implemented in host_sync_check_cuda.cpp for CUDA builds of LibTorch and in
 // host_sync_check_none.cpp otherwise, where it does nothing.
 class HostSyncCheck {
  public:
-  explicit HostSyncCheck(const c10::Device& device);
+  // `requested`: host_sync_check_requested(), read once before the timed region rather than in it.
+  HostSyncCheck(const c10::Device& device, bool requested);
   ~HostSyncCheck();
   HostSyncCheck(const HostSyncCheck&) = delete;
   HostSyncCheck& operator=(const HostSyncCheck&) = delete;

@@ -4,8 +4,8 @@
 
 namespace ampbench::measure {
 
-HostSyncCheck::HostSyncCheck(const c10::Device& device)
-    : active_(device.is_cuda() && host_sync_check_requested()) {
+HostSyncCheck::HostSyncCheck(const c10::Device& device, bool requested)
+    : active_(device.is_cuda() && requested) {
   if (!active_) return;
   auto& state = c10::cuda::warning_state();
   previous_mode_ = static_cast<int>(state.get_sync_debug_mode());

@@ -3,7 +3,7 @@
 namespace ampbench::measure {
 
 // Without CUDA there is no GPU to sync with.
-HostSyncCheck::HostSyncCheck(const c10::Device&) {}
+HostSyncCheck::HostSyncCheck(const c10::Device&, bool) {}
 
 HostSyncCheck::~HostSyncCheck() = default;
 
