@@ -18,6 +18,7 @@
 #include "measure/cpu_features.h"
 #include "measure/environment.h"
 #include "report/csv_report.h"
+#include "report/report.h"
 #include "temp_dir_test.h"
 
 namespace ampbench::testing {
@@ -37,8 +38,42 @@ inline std::string read_file(const fs::path& path) {
   return text.str();
 }
 
+// Every report of this ampbench's schema version under `dir`: its run folders' report.json and the exports
+// (JSON with a schema_version and trials). Reports of other versions are ones a test planted.
+inline std::vector<fs::path> reports_under(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code error;
+  for (fs::recursive_directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+    if (!it->is_regular_file() || it->path().extension() != ".json") continue;
+    auto doc = nlohmann::json::parse(std::ifstream(it->path()), nullptr, false);
+    const bool report = it->path().filename() == "report.json" ||
+                        (doc.is_object() && doc.contains("schema_version") && doc.contains("trials"));
+    if (report && doc.is_object() && doc.value("schema_version", 0) == report::kSchemaVersion)
+      out.push_back(it->path());
+  }
+  return out;
+}
+
 class Cli : public TempDirTest {
  protected:
+  // Whatever a test checked, each report it left must be valid against docs/report.schema.json
+  // (scripts/validate_report.py, with jsonschema), diverged, failed and partial runs included.
+  void TearDown() override {
+    std::string files;
+    for (const auto& path : reports_under(dir_)) files += " '" + path.string() + "'";
+    if (!files.empty()) {
+      const auto command =
+          test_python() + " " + source_dir() + "/scripts/validate_report.py" + files + " 2>&1";
+      FILE* pipe = popen(command.c_str(), "r");
+      std::string out;
+      char buffer[4096];
+      size_t n;
+      while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+      EXPECT_EQ(pclose(pipe), 0) << "reports that do not match their schema:\n" << out;
+    }
+    TempDirTest::TearDown();
+  }
+
   // `shell_prefix` runs before ampbench in the same shell, e.g. to set a limit for it alone.
   Result run(const std::string& args, const std::string& shell_prefix = "") {
     auto err_path = dir_ / "stderr.txt";
