@@ -183,3 +183,64 @@ TEST_F(Cli, AnExportToAClosedStdoutFailsAndNoReportFileTakesItsPlace) {
   const auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));  // intact
   EXPECT_EQ(report["trials"][0]["status"], "ok");
 }
+
+namespace {
+
+std::set<std::string> warning_kinds(const nlohmann::json& report) {
+  std::set<std::string> kinds;
+  for (const auto& w : report["warnings"]) kinds.insert(w["kind"].get<std::string>());
+  return kinds;
+}
+
+}  // namespace
+
+// A planted slow mode (every bf16 step 20 ms longer) is told as slow, whatever the CPU's flags say.
+TEST_F(Cli, APlantedSlowModeIsWarnedAboutWithItsFigure) {
+  auto result = run("--config " + write_config(tiny_config()).string() +
+                    " --modes fp32,bf16 --inject-fault slow:bf16:1");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  EXPECT_EQ(warning_kinds(report).count("slow_mode"), 1u) << report["warnings"].dump();
+  EXPECT_NE(result.out.find("warning: bf16: ran at "), std::string::npos) << result.out;
+}
+
+// fp16 whose scale starts at 1e38 skips every step: it never trained, so its fidelity fails and a
+// warning says why.
+TEST_F(Cli, Fp16ThatNeverSteppedFailsFidelity) {
+  auto config = tiny_config();
+  config["precision"] = {{"modes", {"fp32", "fp16"}}, {"grad_scaler", {{"init_scale", 1e38}}}};
+  auto result = run("--config " + write_config(config).string() + " -q");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  const auto& fp16 = report["summary"][1];
+  ASSERT_EQ(fp16["mode"], "fp16");
+  EXPECT_EQ(fp16["fidelity"], "fail");
+  EXPECT_EQ(fp16["fidelity_detail"]["seeds_never_stepped"], 1);
+  EXPECT_EQ(warning_kinds(report).count("never_stepped"), 1u) << report["warnings"].dump();
+}
+
+// A busy loop on the same CPU as the run, on purpose: the epochs' run-queue wait shows it, and the
+// contention warning gives the figure.
+TEST_F(Cli, ACompetitorOnTheSameCpuIsMeasuredAndWarnedAbout) {
+  if (std::system("command -v taskset >/dev/null") != 0) GTEST_SKIP() << "no taskset";
+  auto config = tiny_config();
+  config["model"]["options"] = {{"width", 256}, {"depth", 2}};
+  config["data"]["synthetic"]["train_samples"] = 4096;
+  config["train"]["threads"] = 1;
+  config["precision"] = {{"modes", {"fp32"}}};
+  const auto pid_file = dir_ / "competitor.pid";
+  // Bounded: it ends by itself after 120 s, and is killed as soon as the run ends.
+  ASSERT_EQ(std::system(("taskset -c 0 sh -c 'end=$(($(date +%s) + 120)); while [ $(date +%s) -lt $end ]; do "
+                         ":; done' >/dev/null 2>&1 & echo $! > " +
+                         pid_file.string())
+                            .c_str()),
+            0);
+  auto result = run("--config " + write_config(config).string() + " -q --epochs 3", "taskset -c 0 ");
+  std::system(("kill $(cat " + pid_file.string() + ") 2>/dev/null").c_str());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  const auto& epoch = report["trials"][0]["epochs"][1];
+  ASSERT_TRUE(epoch["cpu"]["run_queue_wait_share"].is_number()) << epoch["cpu"].dump();
+  EXPECT_GT(epoch["cpu"]["run_queue_wait_share"].get<double>(), 0.2) << epoch["cpu"].dump();
+  EXPECT_EQ(warning_kinds(report).count("contention"), 1u) << report["warnings"].dump();
+}

@@ -71,3 +71,15 @@ TEST(ExitCodes, FailureLinesSayWhatFailed) {
   EXPECT_EQ(app::failure_lines(outcome_with({.profile_failed = true})),
             (std::vector<std::string>{"fp32 profiled pass failed: injected error"}));
 }
+
+// A model whose initial state could not be made ran nothing: a runtime failure (1), not "nothing
+// measured" (4), and the failure line says why.
+TEST(ExitCodes, ASetUpThatFailedExitsOneAndSaysWhy) {
+  auto o = outcome_with({.nothing_measured = true});
+  o.report.measured.setup_failure = "the model's initial state could not be made: out of host memory";
+  EXPECT_EQ(app::exit_code_for(o), 1);
+  EXPECT_EQ(app::failure_lines(o),
+            std::vector<std::string>{"the model's initial state could not be made: out of host memory"});
+  o.report.measured.stopped_by = "SIGINT";
+  EXPECT_EQ(app::exit_code_for(o), 130);
+}

@@ -83,7 +83,7 @@ TEST(Warnings, AnEpochFarFasterThanTheRestIsSaidToBeFaster) {
   EXPECT_NE(outliers[0].find("trial 3, epoch 2 took 0.300 s, far faster than the mode's median"),
             std::string::npos)
       << outliers[0];
-  EXPECT_NE(outliers[0].find("during the other epochs"), std::string::npos) << outliers[0];
+  EXPECT_NE(outliers[0].find("the other epochs were the slow ones"), std::string::npos) << outliers[0];
 }
 
 // With near-constant epochs the MAD is near zero, and the MAD rule alone calls a 3 % wobble an outlier.
@@ -141,4 +141,114 @@ TEST(Warnings, AModeCaveatIsFlaggedWithItsKindAndAdvice) {
   EXPECT_EQ(warnings[0].advice, "use a newer GPU");
   EXPECT_EQ(warnings[1].kind, WarningKind::no_16bit_arithmetic);
   EXPECT_EQ(warnings[1].mode, PrecisionMode::bf16);
+}
+
+namespace {
+
+std::vector<Warning> of_kind(const std::vector<Warning>& warnings, WarningKind kind) {
+  std::vector<Warning> out;
+  for (const auto& w : warnings)
+    if (w.kind == kind) out.push_back(w);
+  return out;
+}
+
+// fp32 and bf16, three trials each; bf16's epochs take `bf16_seconds` against fp32's 1 s.
+RunReport two_modes(double bf16_seconds) {
+  RunReport r;
+  r.context.environment.build_type = "Release";
+  r.context.repeats = 3;
+  for (int t = 1; t <= 3; ++t) {
+    r.measured.trials.push_back(trial(PrecisionMode::fp32, t, 1.0, 4000, 1.0));
+    r.measured.trials.push_back(trial(PrecisionMode::bf16, t, bf16_seconds * (1 + 0.01 * t), 4000, 1.0));
+  }
+  r.summary = summarize(r.context, r.measured);
+  return r;
+}
+
+}  // namespace
+
+// A planted slow mode, whatever the CPU: bf16 at a tenth of fp32's speed is named with its figure and
+// interval, and told to profile; at 0.9x nothing is said.
+TEST(Warnings, AModeFarSlowerThanFp32IsNamedWithItsFigure) {
+  const auto slow = of_kind(find_warnings(two_modes(10.0)), WarningKind::slow_mode);
+  ASSERT_EQ(slow.size(), 1u);
+  EXPECT_EQ(slow[0].mode, PrecisionMode::bf16);
+  EXPECT_NE(slow[0].message.find("bf16: ran at 0.098x fp32's samples/s (95% interval ["), std::string::npos)
+      << slow[0].message;
+  EXPECT_NE(slow[0].advice.find("--profile"), std::string::npos) << slow[0].advice;
+  EXPECT_TRUE(of_kind(find_warnings(two_modes(1.1)), WarningKind::slow_mode).empty());
+}
+
+// With a profiled pass, the slow mode's warning names the op that costs it most beyond fp32's.
+TEST(Warnings, ASlowModeWithAProfileNamesTheOpThatTookTheExtraTime) {
+  auto r = two_modes(10.0);
+  auto slow = planted_profile(8, 0, true);
+  slow.top_ops.push_back({"aten::_slow_conv2d_backward",
+                          ampbench::profile::Phase::backward,
+                          ampbench::profile::OpClass::matmul_conv,
+                          {"c10::BFloat16"},
+                          {{16, 3, 3, 3}},
+                          1,
+                          0.09,
+                          1e6});
+  slow.step_seconds += 0.09;
+  r.measured.profiles = {{PrecisionMode::fp32, planted_profile(8, 0, false), std::nullopt, 0.25},
+                         {PrecisionMode::bf16, slow, std::nullopt, 0.5}};
+  const auto warnings = of_kind(find_warnings(r), WarningKind::slow_mode);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].message.find("aten::_slow_conv2d_backward (backward) alone took 0.09 s of it against "
+                                     "fp32's 0 s"),
+            std::string::npos)
+      << warnings[0].message;
+}
+
+// Epochs whose threads waited for a CPU are named with what was measured; a quiet run has no warning,
+// and an outlying epoch says whether it was kept waiting.
+TEST(Warnings, ContentionIsToldFromTheRunQueueWaitMeasured) {
+  auto r = two_modes(1.0);
+  r.measured.trials.push_back(trial(PrecisionMode::fp32, 4, 1.02, 4000, 1.0));
+  r.measured.trials.push_back(trial(PrecisionMode::fp32, 5, 0.98, 4000, 1.0));
+  r.summary = summarize(r.context, r.measured);
+  r.context.environment.load_average = 2.5;
+  r.context.environment.cpu_cores = 2;
+  EXPECT_TRUE(of_kind(find_warnings(r), WarningKind::contention).empty());
+  auto& busy = r.measured.trials[2].epochs[1];  // fp32 trial 2, epoch 2
+  busy.seconds = 3.0;
+  busy.cpu = {1.56, 2, 812, 2.88, 0.26, 0.48};
+  r.summary = summarize(r.context, r.measured);
+  const auto warnings = find_warnings(r);
+  const auto contention = of_kind(warnings, WarningKind::contention);
+  ASSERT_EQ(contention.size(), 1u);
+  EXPECT_EQ(
+      contention[0].message,
+      "fp32: in 1 of 5 compared epochs its threads waited for a CPU more than 10% of the time; worst, "
+      "trial 2 epoch 2: it got 26% of the CPU time its 2 thread(s) could use, and they waited for a CPU "
+      "48% of it (812 involuntary context switches); the load average was 2.50 on 2 CPUs as the run "
+      "started");
+  const auto outlier = of_kind(warnings, WarningKind::outlier);
+  ASSERT_EQ(outlier.size(), 1u);
+  EXPECT_NE(outlier[0].message.find("it got 26% of the CPU time"), std::string::npos) << outlier[0].message;
+  EXPECT_NE(outlier[0].advice.find("another process took the CPU"), std::string::npos) << outlier[0].advice;
+}
+
+// fp16 that skipped every optimizer step never trained: a warning says so, and fidelity cannot pass.
+TEST(Warnings, Fp16ThatNeverSteppedIsWarnedAndFailsFidelity) {
+  RunReport r;
+  r.context.environment.build_type = "Release";
+  r.context.fidelity_tolerance = 0.05;
+  r.measured.trials.push_back(trial(PrecisionMode::fp32, 1, 1.0, 4000, 1.0));
+  auto fp16 = trial(PrecisionMode::fp16, 1, 1.0, 4000, 1.0);  // the same loss as fp32's
+  fp16.loss_scale_trace = LossScaleTrace{{1, 2, 3, 4, 5, 6, 7, 8, 9}, {}, 1e38, 9, 9};
+  r.measured.trials.push_back(fp16);
+  const auto analysed = analyse(r.context, r.measured);
+  const auto never = of_kind(analysed.warnings, WarningKind::never_stepped);
+  ASSERT_EQ(never.size(), 1u);
+  EXPECT_NE(never[0].message.find("fp16 trial 1: all 9 optimizer steps were skipped"), std::string::npos);
+  const auto& summary = analysed.summary.at(1);
+  ASSERT_EQ(summary.mode, PrecisionMode::fp16);
+  EXPECT_EQ(summary.fidelity.seeds_never_stepped, 1);
+  EXPECT_EQ(summary.fidelity.verdict, FidelityVerdict::fail);
+  // One step taken is training, however little: judged on the loss as usual.
+  r.measured.trials[1].loss_scale_trace->skipped_steps.pop_back();
+  EXPECT_EQ(analyse(r.context, r.measured).summary.at(1).fidelity.verdict, FidelityVerdict::pass);
 }

@@ -33,6 +33,7 @@ int exit_code_for(const api::Outcome& outcome) {
   const auto& measured = outcome.report.measured;
   if (outcome.write_failure) return kExitRuntimeFailure;
   if (measured.stopped_by) return kExitInterrupted;
+  if (measured.setup_failure) return kExitRuntimeFailure;
   // A trial lost to an error is a failure of the run, not a finding about its mode (as oom and diverged
   // are): the other modes' figures are in the reports, and the exit code says it.
   // So is a profiled pass lost to an error: its figures are missing from the reports.
@@ -62,6 +63,7 @@ int exit_code_for(const api::CompareOutcome& outcome) {
 
 std::vector<std::string> failure_lines(const api::Outcome& outcome) {
   std::vector<std::string> lines;
+  if (const auto& failure = outcome.report.measured.setup_failure) lines.push_back(*failure);
   add_failed(outcome.report.measured.trials, "trial", lines);
   add_failed(outcome.report.measured.fidelity_trials, "fidelity seed", lines);
   for (const auto& p : outcome.report.measured.profiles) {

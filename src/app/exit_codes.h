@@ -22,7 +22,8 @@ constexpr int kExitUndecided = 5;
 constexpr int kExitInterrupted = 130;  // stopped by a signal (SIGINT, ...); the partial report is written
 
 // The exit code a run's outcome calls for. When several apply, the first of: a report not written (1), a
-// stop (130), a failed trial or fidelity seed (1), nothing measured (4), a failed gate (3); else 0.
+// stop (130), a set-up that failed or a failed trial or fidelity seed (1), nothing measured (4), a failed
+// gate (3); else 0.
 int exit_code_for(const api::Outcome& outcome);
 // compare: 3 for a regression, 5 for a change that one sample cannot judge (and no regression), else 0.
 int exit_code_for(const api::CompareOutcome& outcome);

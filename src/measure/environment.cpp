@@ -12,6 +12,7 @@
 #include <torch/version.h>
 
 #include "measure/build_info.h"
+#include "measure/cpu_usage.h"
 #include "measure/gpu_info.h"
 #include "measure/host_malloc.h"
 #include "util/fnv1a.h"
@@ -91,6 +92,7 @@ Environment capture_environment(const torch::Device& device, const nlohmann::jso
   }
   env.cpu_cores = static_cast<int>(std::thread::hardware_concurrency());
   env.torch_threads = at::get_num_threads();
+  env.load_average = load_average_1min();
   env.host_malloc = host_malloc_description();
   char host[256] = {};
   env.hostname = gethostname(host, sizeof host - 1) == 0 ? host : "unknown";

@@ -26,7 +26,8 @@ struct Environment {
   std::string cpu_model;
   int cpu_cores = 0;
   int torch_threads = 0;
-  std::string host_malloc;  // how host memory is allocated: see host_malloc.h
+  std::optional<double> load_average;  // the system's 1-minute load average as the run started
+  std::string host_malloc;             // how host memory is allocated: see host_malloc.h
   std::string hostname;
   std::string config_hash;  // FNV-1a of the resolved config's JSON: equal hashes, same experiment
   uint64_t seed = 0;

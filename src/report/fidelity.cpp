@@ -12,18 +12,22 @@ using train::TrialRecord;
 struct SeedFigures {
   double val_loss = 0, val_accuracy = 0;
   std::optional<double> val_perplexity;
+  bool never_stepped = false;  // fp16: a trial at this seed skipped every optimizer step
 };
 using FiguresBySeed = std::map<uint64_t, SeedFigures>;
 
 SeedFigures final_figures(const std::vector<const TrialRecord*>& trials) {
   std::vector<double> losses, accuracies, perplexities;
+  bool never_stepped = false;
   for (const auto* t : trials) {
     const auto& last = t->epochs.back();
     losses.push_back(last.val_loss);
     accuracies.push_back(last.val_accuracy);
     if (last.val_perplexity) perplexities.push_back(*last.val_perplexity);
+    never_stepped = never_stepped || (t->loss_scale_trace && t->loss_scale_trace->never_stepped());
   }
-  return {*measure::median(losses), *measure::median(accuracies), measure::median(perplexities)};
+  return {*measure::median(losses), *measure::median(accuracies), measure::median(perplexities),
+          never_stepped};
 }
 
 std::vector<const TrialRecord*> finished(const std::vector<TrialRecord>& trials, amp::PrecisionMode mode) {
@@ -68,6 +72,11 @@ void judge_against(const FiguresBySeed& mode, const FiguresBySeed& fp32, double 
   out.delta_interval = judged.interval;
   out.verdict = verdict_of(judged.verdict);
   out.seeds_needed = judged.samples_needed;
+  // A mode that never took an optimizer step did not train: however close its loss, it cannot pass.
+  if (out.seeds_never_stepped > 0) {
+    out.verdict = FidelityVerdict::fail;
+    out.seeds_needed.reset();
+  }
 }
 
 }  // namespace
@@ -79,6 +88,7 @@ FidelitySummary summarize_fidelity(amp::PrecisionMode mode, const train::Experim
   out.seeds = static_cast<int64_t>(figures.size());
   std::vector<double> losses, accuracies, perplexities;
   for (const auto& [seed, f] : figures) {
+    out.seeds_never_stepped += f.never_stepped ? 1 : 0;
     losses.push_back(f.val_loss);
     accuracies.push_back(f.val_accuracy);
     if (f.val_perplexity) perplexities.push_back(*f.val_perplexity);

@@ -29,11 +29,21 @@ nlohmann::json environment_json(const measure::Environment& env) {
           {"cpu_model", env.cpu_model},
           {"cpu_cores", env.cpu_cores},
           {"torch_threads", env.torch_threads},
+          {"load_average", optional_json(env.load_average)},
           {"host_malloc", env.host_malloc},
           {"hostname", env.hostname},
           {"config_hash", env.config_hash},
           {"seed", env.seed},
           {"timestamp_utc", env.timestamp_utc}};
+}
+
+nlohmann::json cpu_usage_json(const measure::CpuUsage& cpu) {
+  return {{"cpu_seconds", cpu.cpu_seconds},
+          {"threads", cpu.threads},
+          {"cpu_share", cpu.cpu_share},
+          {"involuntary_context_switches", cpu.involuntary_switches},
+          {"run_queue_wait_seconds", optional_json(cpu.run_queue_wait_seconds)},
+          {"run_queue_wait_share", optional_json(cpu.run_queue_wait_share)}};
 }
 
 nlohmann::json epoch_json(const train::EpochRecord& e) {
@@ -48,7 +58,8 @@ nlohmann::json epoch_json(const train::EpochRecord& e) {
           {"val_perplexity", optional_json(e.val_perplexity)},
           {"loss_scale", optional_json(e.loss_scale)},
           {"skipped_steps", optional_json(e.skipped_steps)},
-          {"step_seconds", e.step_seconds}};
+          {"step_seconds", e.step_seconds},
+          {"cpu", cpu_usage_json(e.cpu)}};
 }
 
 nlohmann::json loss_scale_json(const std::optional<train::LossScaleTrace>& trace) {
@@ -58,7 +69,8 @@ nlohmann::json loss_scale_json(const std::optional<train::LossScaleTrace>& trace
   return {{"skipped_steps", trace->skipped_steps},
           {"changes", changes},
           {"min_scale", trace->min_scale},
-          {"longest_backoff_run", trace->longest_backoff_run}};
+          {"longest_backoff_run", trace->longest_backoff_run},
+          {"optimizer_steps", trace->optimizer_steps}};
 }
 
 // null for a trial that never ran (skipped): there is nothing measured, and 0 would read as a figure.
@@ -118,7 +130,8 @@ nlohmann::json fidelity_json(const ModeSummary& s) {
           {"paired_seeds", f.paired_seeds},
           {"delta_mean", optional_json(f.delta_mean)},
           {"delta_interval_95", interval_json(f.delta_interval)},
-          {"seeds_needed", optional_json(f.seeds_needed)}};
+          {"seeds_needed", optional_json(f.seeds_needed)},
+          {"seeds_never_stepped", f.seeds_never_stepped}};
 }
 
 nlohmann::json trials_compared_json(const std::vector<TrialRate>& rates) {
@@ -140,6 +153,8 @@ nlohmann::json summary_json(const ModeSummary& s) {
       {"samples_per_second", statistics_json(s.samples_per_second)},
       {"epoch_seconds", statistics_json(s.epoch_seconds)},
       {"step_seconds", steps},
+      {"cpu_share", optional_json(s.cpu_share)},
+      {"run_queue_wait_share_max", optional_json(s.run_queue_wait_share)},
       {"peak_bytes", s.peak_bytes},
       {"static_bytes", optional_json(s.static_bytes)},
       {"activation_bytes", optional_json(s.activation_bytes)},
@@ -193,6 +208,7 @@ nlohmann::json to_json(const RunReport& report) {
   return {{"schema_version", kSchemaVersion},
           {"complete", measured.complete},
           {"stopped_by", optional_json(measured.stopped_by)},
+          {"setup_failure", optional_json(measured.setup_failure)},
           {"config", report.context.resolved_config},
           {"environment", environment_json(report.context.environment)},
           {"train_flops_per_sample", optional_json(report.context.train_flops_per_sample)},

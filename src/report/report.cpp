@@ -8,7 +8,7 @@
 namespace ampbench::report {
 namespace {
 
-constexpr util::EnumNames<WarningKind, 17> kWarningNames{{
+constexpr util::EnumNames<WarningKind, 21> kWarningNames{{
     {WarningKind::diverged, "diverged"},
     {WarningKind::oom, "oom"},
     {WarningKind::failed, "failed"},
@@ -26,6 +26,10 @@ constexpr util::EnumNames<WarningKind, 17> kWarningNames{{
     {WarningKind::fidelity_inconclusive, "fidelity_inconclusive"},
     {WarningKind::precision_not_applied, "precision_not_applied"},
     {WarningKind::profile_failed, "profile_failed"},
+    {WarningKind::never_stepped, "never_stepped"},
+    {WarningKind::slow_mode, "slow_mode"},
+    {WarningKind::contention, "contention"},
+    {WarningKind::setup_failed, "setup_failed"},
 }};
 
 constexpr util::EnumNames<FidelityVerdict, 3> kVerdictNames{{

@@ -23,7 +23,7 @@ namespace ampbench::report {
 
 // report.json's shape. Any change to it (a field or an enum value added, removed, renamed or given another
 // meaning) raises the version, and docs/report.schema.json follows; the README lists the versions.
-constexpr int kSchemaVersion = 8;
+constexpr int kSchemaVersion = 9;
 
 struct StepPercentiles {
   double p50 = 0, p90 = 0, p99 = 0;
@@ -31,7 +31,8 @@ struct StepPercentiles {
 
 // Whether a mode's final validation loss matches fp32's within precision.fidelity_tolerance: pass when
 // the 95 % interval of the paired difference over seeds lies inside +-tolerance, fail when it lies wholly
-// outside (beyond the tolerance and the noise), inconclusive when it straddles a bound. With one seed
+// outside (beyond the tolerance and the noise), inconclusive when it straddles a bound; fail too when the
+// mode never took an optimizer step at some seed. With one seed
 // there is no interval: the difference itself is judged, and a warning says there is no noise floor.
 enum class FidelityVerdict { pass, fail, inconclusive };
 std::string_view to_string(FidelityVerdict verdict);
@@ -48,6 +49,9 @@ struct FidelitySummary {
   std::optional<measure::Interval> delta_interval;  // its 95 % t interval (two or more paired seeds)
   std::optional<FidelityVerdict> verdict;
   std::optional<int64_t> seeds_needed;  // inconclusive: paired seeds in all that would decide, at this spread
+  // Seeds at which fp16 skipped every optimizer step (inf/NaN gradients throughout): the mode never
+  // trained there, so its verdict is fail whatever its loss.
+  int64_t seeds_never_stepped = 0;
 };
 
 // One mode over all its trials, and against the fp32 baseline (comparisons empty without fp32).
@@ -61,11 +65,15 @@ struct TrialRate {
 struct ModeSummary {
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
   int64_t trials = 0;
-  std::vector<int64_t> epochs_compared;               // the first epoch is left out when there are several
-  std::vector<TrialRate> trials_compared;             // each finished timed trial's, in the order they ran
-  measure::Summary samples_per_second;                // over compared epochs x trials
-  measure::Summary epoch_seconds;                     // over compared epochs x trials
-  std::optional<StepPercentiles> step_seconds;        // over the compared epochs' steps (CPU only)
+  std::vector<int64_t> epochs_compared;         // the first epoch is left out when there are several
+  std::vector<TrialRate> trials_compared;       // each finished timed trial's, in the order they ran
+  measure::Summary samples_per_second;          // over compared epochs x trials
+  measure::Summary epoch_seconds;               // over compared epochs x trials
+  std::optional<StepPercentiles> step_seconds;  // over the compared epochs' steps (CPU only)
+  // What the process got of the CPU (train::EpochRecord::cpu): the median compared epoch's share of the
+  // CPU time its threads could use, and the largest share of it they spent waiting for a CPU.
+  std::optional<double> cpu_share;
+  std::optional<double> run_queue_wait_share;
   int64_t peak_bytes = 0;                             // the largest over trials
   std::optional<int64_t> static_bytes;                // weights + gradients + optimizer state (largest)
   std::optional<int64_t> activation_bytes;            // peak - static: activations and temporaries
@@ -119,6 +127,10 @@ enum class WarningKind {
   fidelity_inconclusive,
   precision_not_applied,
   profile_failed,
+  never_stepped,
+  slow_mode,
+  contention,
+  setup_failed,
 };
 std::string_view to_string(WarningKind kind);
 

@@ -40,7 +40,7 @@ ModeSummary summarize_mode(const ModeTrials& m) {
   ModeSummary s;
   s.mode = m.mode;
   s.trials = static_cast<int64_t>(m.trials.size());
-  std::vector<double> rates, seconds, steps, val_losses, val_accuracies, perplexities;
+  std::vector<double> rates, seconds, steps, val_losses, val_accuracies, perplexities, cpu_shares, waits;
   for (const auto* trial : m.trials) {
     auto epochs = compared_epochs(*trial);
     s.trials_compared.push_back(compared_rate(*trial));
@@ -49,6 +49,8 @@ ModeSummary summarize_mode(const ModeTrials& m) {
       rates.push_back(e->samples_per_second);
       seconds.push_back(e->seconds);
       steps.insert(steps.end(), e->step_seconds.begin(), e->step_seconds.end());
+      cpu_shares.push_back(e->cpu.cpu_share);
+      if (e->cpu.run_queue_wait_share) waits.push_back(*e->cpu.run_queue_wait_share);
     }
     s.peak_bytes = std::max(s.peak_bytes, trial->memory.peak_bytes);
     if (trial->memory.static_bytes) {
@@ -65,6 +67,8 @@ ModeSummary summarize_mode(const ModeTrials& m) {
     s.step_seconds = StepPercentiles{*measure::quantile(steps, 0.5), *measure::quantile(steps, 0.9),
                                      *measure::quantile(steps, 0.99)};
   }
+  s.cpu_share = measure::median(cpu_shares);
+  if (!waits.empty()) s.run_queue_wait_share = *std::max_element(waits.begin(), waits.end());
   s.val_loss = *measure::median(val_losses);
   s.val_accuracy = *measure::median(val_accuracies);
   if (!perplexities.empty()) s.val_perplexity = *measure::median(perplexities);

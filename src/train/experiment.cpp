@@ -251,13 +251,30 @@ void Experiment::run_item(const PlannedTrial& item, const std::string& skip_reas
   }
 }
 
+bool Experiment::make_initial_state(ExperimentResult& result) {
+  try {
+    torch::manual_seed(config_.seed);
+    const auto model = config_.model.spec->build();
+    result.model_parameters = trainable_elements(*model);
+    initial_ = ModelState::capture(*model);
+    return true;
+  } catch (const c10::Error& e) {
+    result.setup_failure =
+        "the model's initial state could not be made: " + first_line(e.what_without_backtrace());
+  } catch (const std::bad_alloc&) {
+    result.setup_failure = "the model's initial state could not be made: out of host memory";
+  }
+  spdlog::error("{}", *result.setup_failure);
+  return false;
+}
+
 ExperimentResult Experiment::run(const TrialDone& on_trial_done, Progress* progress) {
   ExperimentResult result;
   result.data_on_device = dataset_.staged;
-  torch::manual_seed(config_.seed);
-  const auto model = config_.model.spec->build();
-  result.model_parameters = trainable_elements(*model);
-  initial_ = ModelState::capture(*model);
+  if (!make_initial_state(result)) {
+    if (on_trial_done) on_trial_done(result);
+    return result;
+  }
   const auto skipped = plan_modes(result);
   measure_first_gradients(result);
   const auto items = plan(skipped);

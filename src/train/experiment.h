@@ -53,6 +53,8 @@ class Experiment {
   std::vector<amp::PrecisionMode> runnable_modes() const;
 
  private:
+  // Draws the initial weights from the seed; false, with the error in the result, when they cannot be made.
+  bool make_initial_state(ExperimentResult& result);
   // Each configured mode, in order, with whether it can run on this device and what to say about it.
   std::vector<std::pair<amp::PrecisionMode, amp::ModeSupport>> mode_support() const;
   // Records the caveats; returns the modes that cannot run here, with why.

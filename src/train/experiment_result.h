@@ -34,6 +34,9 @@ struct ExperimentResult {
   bool data_on_device = true;    // false: too large for the device, batches copied from host memory
   bool complete = false;         // false while trials are still running, or when the run stopped early
   std::optional<std::string> stopped_by;  // "SIGINT", "SIGTERM", "SIGHUP" or "SIGQUIT": the run stopped early
+  // The error that ended the run before its first trial (the model or its initial state could not be
+  // made, e.g. out of memory): nothing was trained.
+  std::optional<std::string> setup_failure;
 };
 
 }  // namespace ampbench::train

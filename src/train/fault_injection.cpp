@@ -34,6 +34,8 @@ std::optional<FaultInjection> parse_fault_injection(std::string_view spec) {
     fault.signal = *signal;
   } else if (kind == "sigstop") {
     fault.kind = FaultInjection::Kind::sigstop;
+  } else if (kind == "slow") {
+    fault.kind = FaultInjection::Kind::slow;
   } else {
     return std::nullopt;
   }

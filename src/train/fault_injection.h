@@ -12,7 +12,7 @@ namespace ampbench::train {
 
 // A planted fault, for testing that nothing measured is lost when a run goes wrong (--inject-fault).
 struct FaultInjection {
-  enum class Kind { nan, oom, error, stop_signal, sigstop };
+  enum class Kind { nan, oom, error, stop_signal, sigstop, slow };
   Kind kind = Kind::nan;
   int signal = 0;  // stop_signal: the one raised
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
@@ -23,10 +23,14 @@ struct FaultInjection {
 // "KIND:MODE:STEP", e.g. "nan:bf16:5" (the loss becomes NaN), "oom:fp16:3" (an out-of-memory error is
 // raised), "error:fp16:2" (any other error, as a failing kernel raises it), "sigint:fp32:2" (the signal
 // is raised; also sigterm, sighup, sigquit), "sigstop:fp32:2" (the process stops itself there until it is
-// sent SIGCONT: a known point for a test to act on a run); "KIND:MODE:STEP:TRIAL" plants it in that
+// sent SIGCONT: a known point for a test to act on a run), "slow:fp16:1" (that step and every later one
+// of the mode take kSlowStepSeconds longer: a planted slow mode); "KIND:MODE:STEP:TRIAL" plants it in that
 // trial only (with repeats), and in the fidelity trial of that seed index (with fidelity seeds), e.g.
 // "error:fp32:2:1". nullopt when malformed.
 std::optional<FaultInjection> parse_fault_injection(std::string_view spec);
+
+// What a planted slow fault adds to each step it fires at.
+inline constexpr double kSlowStepSeconds = 0.02;
 
 // Why the fault would never fire in a run of these modes (the ones that run, not those skipped) with this
 // many steps in each trial and this many trials of each mode (its mode does not run, its step lies past

@@ -23,6 +23,7 @@ void LossScaleRecorder::read_epoch(int64_t epoch, int64_t steps_run) {
   for (int64_t i = 0; i < steps_run; ++i, row += 2) {
     const float scale = row[0], inf = row[1];
     if (std::isnan(inf)) continue;  // a gradient-accumulation step: no optimizer step
+    ++trace_.optimizer_steps;
     const int64_t step = (epoch - 1) * steps_per_epoch_ + i + 1;
     if (inf != 0.0f) {
       trace_.skipped_steps.push_back(step);

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <limits>
 #include <memory>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -37,6 +38,9 @@ torch::Tensor inject(const FaultInjection& fault, const torch::Tensor& loss, int
       break;
     case FaultInjection::Kind::sigstop:
       std::raise(SIGSTOP);
+      break;
+    case FaultInjection::Kind::slow:
+      std::this_thread::sleep_for(std::chrono::duration<double>(kSlowStepSeconds));
       break;
   }
   return loss;
@@ -81,6 +85,7 @@ class TrialRun {
     double seconds = 0;
     bool stopped = false;
     bool profiler_on = false;
+    measure::CpuUsage cpu;
   };
   // Steps [begin, end), untimed (warm-up); true when a stop was requested before one of them.
   bool warm_up(int64_t epoch, const torch::Tensor& order, int64_t end);
@@ -88,8 +93,9 @@ class TrialRun {
   TimedSteps timed(int64_t epoch, const torch::Tensor& order, int64_t begin);
   void train_step(int64_t epoch, const torch::Tensor& order, int64_t step);
   bool fault_fires_at(int64_t global_step) const {
-    return fault_ && fault_->mode == mode_ && fault_->step == global_step &&
-           (fault_->trial == 0 || fault_->trial == record_.trial);
+    const bool at_step = fault_ && (fault_->kind == FaultInjection::Kind::slow ? global_step >= fault_->step
+                                                                               : global_step == fault_->step);
+    return at_step && fault_->mode == mode_ && (fault_->trial == 0 || fault_->trial == record_.trial);
   }
   // After the timed region: the epoch's figures into the record; false when its loss was not finite.
   bool record_epoch(int64_t epoch, int64_t first_timed_step, const TimedSteps& timed);
@@ -151,6 +157,7 @@ TrialRun::TimedSteps TrialRun::timed(int64_t epoch, const torch::Tensor& order, 
   TimedSteps out;
   out.profiler_on = profile::profiler_active();
   measure::synchronize(device_);
+  const auto cpu_at_start = measure::sample_cpu_usage();  // read outside the clock, at both ends
   const auto start = std::chrono::steady_clock::now();
   timer_->start();
   {
@@ -163,6 +170,8 @@ TrialRun::TimedSteps TrialRun::timed(int64_t epoch, const torch::Tensor& order, 
   }
   measure::synchronize(device_);
   out.seconds = seconds_between(start, std::chrono::steady_clock::now());
+  out.cpu = measure::cpu_usage_between(cpu_at_start, measure::sample_cpu_usage(), out.seconds,
+                                       at::get_num_threads());
   out.profiler_on = out.profiler_on || profile::profiler_active();
   return out;
 }
@@ -199,6 +208,7 @@ bool TrialRun::record_epoch(int64_t epoch, int64_t first_timed_step, const Timed
   EpochRecord e;
   e.epoch = epoch;
   e.seconds = timed.seconds;
+  e.cpu = timed.cpu;
   e.profiler_on = timed.profiler_on;
   e.timed_steps = steps_ - first_timed_step;
   e.timed_samples = e.timed_steps * options_.train.batch_size;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "amp/precision_mode.h"
+#include "measure/cpu_usage.h"
 #include "measure/memory_probe.h"
 
 namespace ampbench::train {
@@ -30,6 +31,9 @@ struct EpochRecord {
   // Duration of each timed step: host clock on the CPU (whose ops are synchronous), device events on a
   // GPU (recorded in the loop, read after the epoch).
   std::vector<double> step_seconds;
+  // What the process got of the CPU over the timed region: the CPU time its threads used, how long they
+  // waited for a CPU, and how often they were preempted.
+  measure::CpuUsage cpu;
   // A profiler was recording when the timed region opened or closed: never, by design (the profiled
   // pass runs after the trials); kept so that a test can prove it.
   bool profiler_on = false;
@@ -42,6 +46,12 @@ struct LossScaleTrace {
   std::vector<std::pair<int64_t, double>> changes;  // (step, the scale after it) whenever it changed
   double min_scale = 0;                             // the lowest scale reached
   int64_t longest_backoff_run = 0;                  // most consecutive optimizer steps that backed off
+  int64_t optimizer_steps = 0;                      // taken or skipped (gradient accumulation takes fewer)
+
+  // Every optimizer step was skipped: the weights never moved, so the mode did not train at all.
+  bool never_stepped() const {
+    return optimizer_steps > 0 && static_cast<int64_t>(skipped_steps.size()) == optimizer_steps;
+  }
 };
 
 // How a trial ended. Only an ok trial counts in the summary.
