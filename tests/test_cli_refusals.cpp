@@ -143,6 +143,10 @@ TEST_F(Cli, CommandLineValuesAreCheckedWithTheOptionNamed) {
     refused("--peak-tflops " + peak, "usage error: --peak-tflops: expected X or MODE=X,MODE=X");
   refused("--modes fp32,fp32",
           "config error: /precision/modes/1 (from --modes): mode \"fp32\" is listed twice");
+  // An empty list: CLI11 takes the next option as its value, and the line says what --modes wants.
+  refused(
+      "--modes , --out " + (dir_ / "x").string(),
+      "usage error: --modes: expected a comma-separated list of modes, such as fp32,bf16, before \"--out\"");
   // A planted fault that could never fire would let a test pass without it.
   refused("--modes fp32 --inject-fault nan:bf16:2",
           "usage error: --inject-fault: mode bf16 is not among the modes that run here");

@@ -12,6 +12,7 @@
 #include "measure/environment.h"
 #include "train/fault_injection.h"
 #include "util/input_error.h"
+#include "util/printable.h"
 
 namespace ampbench::cli {
 
@@ -150,6 +151,10 @@ void add_options(CLI::App& app, CliOptions& options) {
             // "fp32, bf16", as messages list modes: the spaces around a name are not part of it.
             mode.erase(0, mode.find_first_not_of(' '));
             mode.erase(mode.find_last_not_of(' ') + 1);
+            // An empty list ("--modes , --out X") lets CLI11 take the next option as a value.
+            if (mode.rfind('-', 0) == 0)
+              return "expected a comma-separated list of modes, such as fp32,bf16, before \"" +
+                     util::printable(mode, 40) + "\"";
             try {
               amp::precision_mode_named(mode);
               return std::string();
