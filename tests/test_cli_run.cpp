@@ -95,7 +95,9 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
       "mode,trial,epoch,status,seconds,timed_steps,timed_samples,samples_per_second,step_p50_s,step_p90_s,"
       "step_p99_s,train_loss,val_loss,val_accuracy,val_perplexity,peak_bytes,memory_probe,loss_scale,skipped_"
       "steps,"
-      "static_bytes,activation_peak_bytes,tf32,channels_last,detail,purpose,seed");
+      "static_bytes,activation_peak_bytes,tf32,channels_last,detail,purpose,seed,cpu_share,run_queue_wait_"
+      "share,"
+      "involuntary_context_switches");
   EXPECT_EQ(line_count(csv), 1u + 3 * 2 + 1);  // the skipped mode: one row, no epoch
   EXPECT_NE(csv.find("\nfp32,1,1,ok,"), std::string::npos);
   EXPECT_NE(csv.find("\ntf32,1,,skipped,"), std::string::npos);

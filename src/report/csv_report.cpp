@@ -64,6 +64,11 @@ const CsvColumns<TrialRow>& trial_columns() {
       {"detail", [](const TrialRow& r) { return text_cell(r.trial->detail); }},
       {"purpose", [](const TrialRow& r) { return std::string(r.purpose); }},
       {"seed", [](const TrialRow& r) { return std::to_string(r.trial->seed); }},
+      {"cpu_share", epoch_cell([](const EpochRecord& e) { return csv_number(e.cpu.cpu_share); })},
+      {"run_queue_wait_share",
+       epoch_cell([](const EpochRecord& e) { return optional_cell(e.cpu.run_queue_wait_share); })},
+      {"involuntary_context_switches",
+       epoch_cell([](const EpochRecord& e) { return std::to_string(e.cpu.involuntary_switches); })},
   };
   return columns;
 }
@@ -124,6 +129,8 @@ const CsvColumns<SummaryRow>& summary_columns() {
        }},
       {"seeds_needed", [](const SummaryRow& r) { return optional_cell(r.mode->fidelity.seeds_needed); }},
       {"low_precision_flop_share", summary_cell(&ModeSummary::low_precision_flop_share)},
+      {"cpu_share", summary_cell(&ModeSummary::cpu_share)},
+      {"run_queue_wait_share_max", summary_cell(&ModeSummary::run_queue_wait_share)},
   };
   return columns;
 }
