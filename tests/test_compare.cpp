@@ -284,6 +284,12 @@ TEST(Compare, RefusesAFigureOutOfRangeNamingItAndAReportThatMeasuredNothing) {
       {6, [](json& d) { d["trials"][1]["epochs"][1]["timed_samples"] = -10; },
        "/trials/1/epochs/1/timed_samples"},
       {kSchemaVersion, [](json& d) { d["summary"] = json::array(); }, "/summary: is empty"},
+      {kSchemaVersion, [](json& d) { d["summary"][0]["samples_per_second"]["median"] = "fast"; },
+       "/summary/0/samples_per_second/median"},
+      {kSchemaVersion, [](json& d) { d["summary"][0].erase("peak_bytes"); }, "/summary/0/peak_bytes"},
+      {kSchemaVersion, [](json& d) { d["summary"][0]["trials_compared"] = "all"; },
+       "/summary/0/trials_compared"},
+      {kSchemaVersion, [](json& d) { d["summary"][0]["mode"] = "fp64"; }, "/summary/0/mode"},
   };
   for (const auto& p : plants) {
     const auto base = report_doc(p.schema, {{"fp32", kSteady}});

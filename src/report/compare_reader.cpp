@@ -1,5 +1,6 @@
 #include "report/compare_reader.h"
 
+#include "amp/precision_mode.h"
 #include "measure/statistics.h"
 #include "report/report.h"
 #include "report/summary.h"
@@ -102,6 +103,8 @@ ModeFigures read_mode(const nlohmann::json& entry, const std::string& path) {
   util::ObjectReader mode(entry, path);
   ModeFigures f;
   f.mode = mode.required_string("mode");
+  // A name no mode has would be compared with nothing: a tampered report.
+  if (!amp::parse_precision_mode(f.mode)) throw InputError(mode.path_of("mode"), "is not a precision mode");
   auto rate = mode.object("samples_per_second");
   if (!rate.is_number("median")) throw InputError(rate.path_of("median"), "expected a number");
   f.samples_per_second = rate.number("median", 0.0, 0.0, kMaxFigure, /*exclusive_min=*/true);
