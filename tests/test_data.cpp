@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -215,4 +216,44 @@ TEST_F(DataFiles, HostileMnistFilesAreRefusedByTheirHeadersAndPaths) {
   std::filesystem::create_symlink(images, images);
   EXPECT_EQ(error([&] { ampbench::data::read_mnist(dir_); }),
             "data file " + images.string() + " is a loop of symbolic links");
+}
+
+// Hostile token files, table-driven: each case plants train.bin (beside a sound val.bin) and names what
+// the one error line must say; none may crash, hang or read more than its header-free format promises.
+TEST_F(DataFiles, HostileTokenFilesAreEachOneClearError) {
+  const auto train = dir_ / "train.bin";
+  struct Case {
+    const char* what;
+    std::function<void()> plant;
+    std::string expected;  // a part of the message
+  };
+  const auto bytes = [&](std::vector<uint8_t> b) { return [this, b] { write("train.bin", b); }; };
+  const std::vector<Case> cases = {
+      {"empty", bytes({}), " holds 0 tokens; a sequence needs 4"},
+      {"one byte", bytes({7}), " holds an odd number of bytes (1): not uint16 token ids"},
+      {"too short for a window", bytes(uint16_tokens({1, 2, 3})), " holds 3 tokens; a sequence needs 4"},
+      {"an id at the vocabulary", bytes(uint16_tokens({1, 2, 3, 301, 5})),
+       ": token id 301 at position 3 is not below the vocabulary size 301"},
+      {"the largest uint16", bytes(uint16_tokens({1, 65535, 3, 4})),
+       ": token id 65535 at position 1 is not below the vocabulary size 301"},
+      {"a directory", [&] { fs::create_directory(train); }, " is a directory"},
+      {"a FIFO", [&] { ASSERT_EQ(::mkfifo(train.c_str(), 0600), 0); }, " is a FIFO"},
+      {"a symlink loop", [&] { fs::create_symlink(train, train); }, " is a loop of symbolic links"},
+      {"missing", [] {}, "train.bin"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    fs::remove_all(train);
+    write("val.bin", uint16_tokens({9, 8, 7, 6, 5}));
+    c.plant();
+    const auto message = error([&] { ampbench::data::read_token_files(dir_, 3, 301, 0, 0); });
+    EXPECT_NE(message.find(c.expected), std::string::npos) << message;
+    EXPECT_NE(message.find(train.string()), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+  // An 8 GiB sparse file with a limit of one window: only the 4 tokens it needs are read.
+  fs::remove_all(train);
+  write("train.bin", uint16_tokens({1, 2, 3, 4}));
+  fs::resize_file(train, int64_t(8) << 30);
+  EXPECT_EQ(ampbench::data::read_token_files(dir_, 3, 301, 1, 1).train_inputs.size(0), 1);
 }
