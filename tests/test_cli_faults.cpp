@@ -244,3 +244,21 @@ TEST_F(Cli, ACompetitorOnTheSameCpuIsMeasuredAndWarnedAbout) {
   EXPECT_GT(epoch["cpu"]["run_queue_wait_share"].get<double>(), 0.2) << epoch["cpu"].dump();
   EXPECT_EQ(warning_kinds(report).count("contention"), 1u) << report["warnings"].dump();
 }
+
+// A model whose weights malloc refuses (a 17 GB layer under a 16 GB address-space limit) ends the run
+// before its first trial with the report written: exit 1, the error without LibTorch's source location.
+TEST_F(Cli, AModelThatCannotBeMadeIsReportedWithTheReportWritten) {
+  auto config = tiny_config();
+  config["model"]["options"] = {{"width", 65536}, {"depth", 64}};
+  auto result = run("--config " + write_config(config).string() + " -q", "ulimit -v 16000000; ");
+  ASSERT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.err.find("error: the model's initial state could not be made: DefaultCPUAllocator: can't "
+                            "allocate memory"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(result.err.find("enforce fail"), std::string::npos) << result.err;
+  auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+  EXPECT_TRUE(report["setup_failure"].is_string());
+  EXPECT_TRUE(report["trials"].empty());
+  EXPECT_EQ(warning_kinds(report).count("setup_failed"), 1u);
+}

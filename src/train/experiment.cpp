@@ -25,7 +25,14 @@ std::optional<amp::ComputeCapability> compute_capability(const torch::Device& de
 }
 
 // An error's first line says what failed; the rest (CUDA's advice on debugging) would break up a table.
-std::string first_line(const std::string& message) { return message.substr(0, message.find('\n')); }
+// LibTorch's enforce failures open with where in LibTorch and the condition ("[enforce fail at
+// alloc_cpu.cpp:127] err == 0. "), which says nothing to a user: that part is left out.
+std::string first_line(const std::string& message) {
+  auto line = message.substr(0, message.find('\n'));
+  if (line.rfind("[enforce fail at ", 0) != 0) return line;
+  const auto condition_end = line.find(". ", line.find("] "));
+  return condition_end == std::string::npos ? line : line.substr(condition_end + 2);
+}
 
 // NHWC weights for convolutions, as torch's model.to(memory_format=torch.channels_last).
 void to_channels_last(torch::nn::Module& model) {
