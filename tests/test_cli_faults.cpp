@@ -222,7 +222,7 @@ TEST_F(Cli, Fp16ThatNeverSteppedFailsFidelity) {
 // A busy loop on the same CPU as the run, on purpose: the epochs' run-queue wait shows it, and the
 // contention warning gives the figure.
 TEST_F(Cli, ACompetitorOnTheSameCpuIsMeasuredAndWarnedAbout) {
-  if (std::system("command -v taskset >/dev/null") != 0) GTEST_SKIP() << "no taskset";
+  if (std::system("taskset -c 0 true >/dev/null 2>&1") != 0) GTEST_SKIP() << "cannot pin to CPU 0 (taskset)";
   auto config = tiny_config();
   config["model"]["options"] = {{"width", 256}, {"depth", 2}};
   config["data"]["synthetic"]["train_samples"] = 4096;
