@@ -137,7 +137,8 @@ bool TrialRun::epoch(int64_t epoch) {
   const int64_t first_timed_step = epoch == 1 ? options_.train.warmup_steps : 0;
   // A stop request ends the epoch at the next step boundary; the partial epoch is not reported.
   const bool stopped_in_warm_up = warm_up(epoch, order, first_timed_step);
-  const auto timed_steps = stopped_in_warm_up ? TimedSteps{0, true} : timed(epoch, order, first_timed_step);
+  const auto timed_steps =
+      stopped_in_warm_up ? TimedSteps{0, true, false, {}} : timed(epoch, order, first_timed_step);
   if (timed_steps.stopped) {
     mark_interrupted(epoch);
     return false;
