@@ -77,6 +77,14 @@ int64_t forward_macs_of(const GptOptions& options, const InputSpec& input) {
   return gpt_forward_macs(options, input.sample_shape.at(0));
 }
 
+ModelSize model_size_of(const GptOptions& o) {
+  const double d = double(o.d_model());
+  const double block =
+      pre_norm_block_parameters(PreNormBlockOptions(o.d_model(), o.n_head(), 4 * o.d_model()));
+  // The embeddings, the blocks and the final LayerNorm; the tied LM head adds nothing.
+  return {(double(o.vocab()) + double(o.context())) * d + double(o.n_layer()) * block + 2 * d, 0};
+}
+
 nlohmann::json options_json_of(const GptOptions& o) {
   return {
       {"n_layer", o.n_layer()}, {"n_head", o.n_head()}, {"d_model", o.d_model()}, {"context", o.context()}};

@@ -45,6 +45,7 @@ int64_t gpt_forward_macs(const GptOptions& options, int64_t tokens);
 GptOptions read_gpt_options(util::ObjectReader& options, const InputSpec& input);
 std::shared_ptr<Network> build_network(const GptOptions& options);
 int64_t forward_macs_of(const GptOptions& options, const InputSpec& input);
+ModelSize model_size_of(const GptOptions& options);
 nlohmann::json options_json_of(const GptOptions& options);
 
 ModelEntry gpt_entry();

@@ -163,6 +163,15 @@ int64_t forward_macs_of(const LlamaOptions& options, const InputSpec& input) {
   return llama_forward_macs(options, input.sample_shape.at(0));
 }
 
+ModelSize model_size_of(const LlamaOptions& o) {
+  const double d = double(o.d_model()), head = double(o.head_dim());
+  const double attention = d * head * (2 * double(o.n_head()) + 2 * double(o.n_kv_head()));
+  const double block = 2 * d + attention + 3 * d * double(o.d_mlp());  // two RMSNorms, attention, SwiGLU
+  const double embeddings = double(o.vocab()) * d * (o.tie_embeddings() ? 1 : 2);
+  const double rotary = 2 * double(o.context()) * head;  // the cos and sin tables: head_dim per position
+  return {embeddings + double(o.n_layer()) * block + d, rotary};
+}
+
 nlohmann::json options_json_of(const LlamaOptions& o) {
   return {{"n_layer", o.n_layer()},       {"n_head", o.n_head()},     {"n_kv_head", o.n_kv_head()},
           {"d_model", o.d_model()},       {"d_mlp", o.d_mlp()},       {"context", o.context()},

@@ -96,6 +96,7 @@ int64_t llama_forward_macs(const LlamaOptions& options, int64_t tokens);
 LlamaOptions read_llama_options(util::ObjectReader& options, const InputSpec& input);
 std::shared_ptr<Network> build_network(const LlamaOptions& options);
 int64_t forward_macs_of(const LlamaOptions& options, const InputSpec& input);
+ModelSize model_size_of(const LlamaOptions& options);
 nlohmann::json options_json_of(const LlamaOptions& options);
 
 ModelEntry llama_entry();

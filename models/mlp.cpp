@@ -38,6 +38,13 @@ int64_t forward_macs_of(const MlpOptions& o, const InputSpec&) {
   return macs + in * o.num_classes();
 }
 
+ModelSize model_size_of(const MlpOptions& o) {
+  // Each Linear layer: a weight of in x out and a bias of out.
+  double parameters = 0, in = double(o.in_features());
+  for (int64_t i = 0; i < o.depth(); ++i, in = double(o.width())) parameters += (in + 1) * double(o.width());
+  return {parameters + (in + 1) * double(o.num_classes()), 0};
+}
+
 nlohmann::json options_json_of(const MlpOptions& o) { return {{"width", o.width()}, {"depth", o.depth()}}; }
 
 ModelEntry mlp_entry() {

@@ -33,6 +33,7 @@ class MlpImpl : public Network {
 MlpOptions read_mlp_options(util::ObjectReader& options, const InputSpec& input);
 std::shared_ptr<Network> build_network(const MlpOptions& options);
 int64_t forward_macs_of(const MlpOptions& options, const InputSpec& input);
+ModelSize model_size_of(const MlpOptions& options);
 nlohmann::json options_json_of(const MlpOptions& options);
 
 ModelEntry mlp_entry();

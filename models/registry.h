@@ -13,6 +13,14 @@
 
 namespace ampbench::models {
 
+// The elements of a model's state: parameters (trained, so with gradients and optimizer state) and
+// buffers (BatchNorm's running statistics, rotary tables). Doubles: counted before anything is made, for
+// options that may ask for more than can ever be allocated.
+struct ModelSize {
+  double parameters = 0;
+  double buffers = 0;
+};
+
 // A model with every option resolved: what a config's "model" names, typed. Built from it, its weights
 // are drawn from LibTorch's global RNG.
 class ModelSpec {
@@ -22,12 +30,15 @@ class ModelSpec {
   // Multiply-adds of one sample's forward pass, counted analytically: every convolution, linear layer and
   // attention matmul (what FLOPs and MFU are computed from: 2 FLOPs per multiply-add, training = 3x).
   virtual int64_t forward_macs() const = 0;
+  // Its state's elements, counted from the options alone (what estimates memory before it is built).
+  virtual ModelSize size() const = 0;
   // The options as a config writes them, every default filled in (the input's shape is the data's).
   virtual nlohmann::json options_json() const = 0;
 };
 
 // A model's options struct with what it was resolved for. Each model provides, for its Options type,
-// build_network(options), forward_macs_of(options, input) and options_json_of(options), found by
+// build_network(options), forward_macs_of(options, input), model_size_of(options) and
+// options_json_of(options), found by
 // argument-dependent lookup.
 template <typename Options>
 class ModelSpecOf final : public ModelSpec {
@@ -36,6 +47,7 @@ class ModelSpecOf final : public ModelSpec {
   const Options& options() const { return options_; }
   std::shared_ptr<Network> build() const override { return build_network(options_); }
   int64_t forward_macs() const override { return forward_macs_of(options_, input_); }
+  ModelSize size() const override { return model_size_of(options_); }
   nlohmann::json options_json() const override { return options_json_of(options_); }
 
  private:

@@ -194,6 +194,38 @@ int64_t forward_macs_of(const ResNetOptions& options, const InputSpec& input) {
   return resnet_forward_macs(options, input.sample_shape.at(1), input.sample_shape.at(2));
 }
 
+ModelSize model_size_of(const ResNetOptions& o) {
+  ModelSize size;
+  auto conv = [&](int64_t in, int64_t out, int64_t kernel) {
+    size.parameters += double(in * out * kernel * kernel);
+  };
+  // A BatchNorm: weight and bias; running mean, variance and the count of batches seen.
+  auto norm = [&](int64_t channels) {
+    size.parameters += 2 * double(channels);
+    size.buffers += 2 * double(channels) + 1;
+  };
+  conv(o.in_channels(), 64, o.cifar_stem() ? 3 : 7);
+  norm(64);
+  const int64_t expansion = o.bottleneck() ? 4 : 1, planes_of_stage[] = {64, 128, 256, 512};
+  int64_t in = 64;
+  for (int stage = 0; stage < 4; ++stage) {
+    const int64_t planes = planes_of_stage[stage], out = planes * expansion;
+    for (int64_t block = 0; block < o.blocks()[stage]; ++block) {
+      if (o.bottleneck()) {
+        conv(in, planes, 1), norm(planes), conv(planes, planes, 3), norm(planes), conv(planes, out, 1),
+            norm(out);
+      } else {
+        conv(in, planes, 3), norm(planes), conv(planes, planes, 3), norm(planes);
+      }
+      const bool strided = block == 0 && stage > 0;
+      if (strided || in != out) conv(in, out, 1), norm(out);  // the projection shortcut
+      in = out;
+    }
+  }
+  size.parameters += double(in + 1) * double(o.num_classes());  // the classifier
+  return size;
+}
+
 nlohmann::json options_json_of(const ResNetOptions& options) {
   return {{"stem", options.cifar_stem() ? "cifar" : "imagenet"}};
 }

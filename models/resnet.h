@@ -52,6 +52,7 @@ ResNetOptions read_resnet_options(util::ObjectReader& options, const InputSpec& 
                                   ResNetOptions::StageBlocks blocks, bool bottleneck);
 std::shared_ptr<Network> build_network(const ResNetOptions& options);
 int64_t forward_macs_of(const ResNetOptions& options, const InputSpec& input);
+ModelSize model_size_of(const ResNetOptions& options);
 nlohmann::json options_json_of(const ResNetOptions& options);
 
 // resnet18, resnet34, resnet50.

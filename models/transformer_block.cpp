@@ -44,6 +44,12 @@ PreNormBlockImpl::PreNormBlockImpl(const PreNormBlockOptions& o)
       expand_(register_module("expand", linear(o.d_model(), o.d_mlp()))),
       contract_(register_module("contract", linear(o.d_mlp(), o.d_model()))) {}
 
+double pre_norm_block_parameters(const PreNormBlockOptions& o) {
+  const double d = double(o.d_model()), mlp = double(o.d_mlp());
+  const double norms = 2 * 2 * d, attention = (d + 1) * 3 * d + (d + 1) * d;
+  return norms + attention + (d + 1) * mlp + (mlp + 1) * d;
+}
+
 torch::Tensor PreNormBlockImpl::forward(torch::Tensor x) {
   x = x + attention_->forward(ln_1_->forward(x));
   auto hidden = F::gelu(affine(expand_, ln_2_->forward(x)),

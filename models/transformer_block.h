@@ -40,6 +40,9 @@ struct PreNormBlockOptions {
 
 // Pre-LayerNorm transformer block, as GPT-2 and ViT have it: x + attention(ln_1(x)), then
 // x + contract(GELU(expand(ln_2(x)))).
+// A block's parameters: two LayerNorms, the attention's packed and output projections, the MLP.
+double pre_norm_block_parameters(const PreNormBlockOptions& options);
+
 class PreNormBlockImpl : public torch::nn::Module {
  public:
   explicit PreNormBlockImpl(const PreNormBlockOptions& options);

@@ -105,6 +105,15 @@ std::shared_ptr<Network> build_network(const VitOptions& options) {
 
 int64_t forward_macs_of(const VitOptions& options, const InputSpec&) { return vit_forward_macs(options); }
 
+ModelSize model_size_of(const VitOptions& o) {
+  const double d = double(o.d_model());
+  const double patch_embedding = (double(o.channels()) * double(o.patch()) * double(o.patch()) + 1) * d;
+  const double positions = double(o.patches()) + 1;  // a position embedding per patch and the class token's
+  const double block = pre_norm_block_parameters(PreNormBlockOptions(o.d_model(), o.n_head(), o.d_mlp()));
+  const double head = (d + 1) * double(o.num_classes());
+  return {patch_embedding + d + positions * d + double(o.n_layer()) * block + 2 * d + head, 0};
+}
+
 nlohmann::json options_json_of(const VitOptions& o) {
   return {{"patch", o.patch()},
           {"n_layer", o.n_layer()},

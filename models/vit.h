@@ -59,6 +59,7 @@ int64_t vit_forward_macs(const VitOptions& options);
 VitOptions read_vit_options(util::ObjectReader& options, const InputSpec& input);
 std::shared_ptr<Network> build_network(const VitOptions& options);
 int64_t forward_macs_of(const VitOptions& options, const InputSpec& input);
+ModelSize model_size_of(const VitOptions& options);
 nlohmann::json options_json_of(const VitOptions& options);
 
 ModelEntry vit_entry();

@@ -257,3 +257,52 @@ TEST(Flops, LlamaCountIsEveryLinearLayerTheHeadAndTheAttentionMatmuls) {
   EXPECT_EQ(spec("llama", kSmallLlama, kSmallTokens)->forward_macs(),
             (tied_linear + 32 * 101) * length + attention);
 }
+
+// The memory estimate counts a model from its options before anything is made: for every model, and
+// options that reach each branch of its count (stems, bottlenecks, projections, depth 0, untied heads,
+// grouped heads), the count is the built model's.
+TEST(ModelSize, CountedFromTheOptionsIsTheBuiltModels) {
+  struct Case {
+    std::string model;
+    nlohmann::json options;
+    InputSpec input;
+  };
+  const Case cases[] = {
+      {"mlp", {{"width", 8}, {"depth", 2}}, {{3, 2, 2}, 3}},
+      {"mlp", {{"width", 5}, {"depth", 0}}, {{7}, 4}},
+      {"resnet18", {{"stem", "imagenet"}}, {{3, 32, 32}, 10}},
+      {"resnet18", {{"stem", "cifar"}}, {{1, 8, 8}, 7}},
+      {"resnet34", {{"stem", "cifar"}}, {{3, 8, 8}, 2}},
+      {"resnet50", {{"stem", "imagenet"}}, {{2, 32, 32}, 5}},
+      {"gpt", {{"n_layer", 2}, {"n_head", 2}, {"d_model", 8}}, {{6}, 11, true}},
+      {"gpt", {{"n_layer", 1}, {"n_head", 1}, {"d_model", 4}, {"context", 9}}, {{3}, 5, true}},
+      {"vit", kSmallVit, kSmallImages},
+      {"vit", {{"patch", 4}, {"n_layer", 1}, {"n_head", 1}, {"d_model", 6}, {"d_mlp", 10}}, {{1, 8, 12}, 3}},
+      {"llama", kSmallLlama, kSmallTokens},
+      {"llama",
+       {{"n_layer", 1},
+        {"n_head", 2},
+        {"n_kv_head", 1},
+        {"d_model", 12},
+        {"d_mlp", 7},
+        {"tie_embeddings", false}},
+       {{5}, 13, true}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.model + " " + c.options.dump());
+    const auto read = spec(c.model, c.options, c.input);
+    const auto model = read->build();
+    int64_t buffers = 0;
+    for (const auto& b : model->buffers()) buffers += b.numel();
+    EXPECT_EQ(read->size().parameters, double(parameter_count(*model)));
+    EXPECT_EQ(read->size().buffers, double(buffers));
+  }
+}
+
+// Options far past what any machine holds are counted, not overflowed: GPT's vocabulary of 2^24 at
+// width 2^16 is 2^40 embedding weights alone.
+TEST(ModelSize, OptionsPastAnyMachineAreCountedWithoutOverflow) {
+  const auto read =
+      spec("gpt", {{"n_layer", 1024}, {"n_head", 1}, {"d_model", 1 << 16}}, {{8}, 1 << 24, true});
+  EXPECT_GT(read->size().parameters, 12.0 * 1024 * double(1 << 16) * double(1 << 16));
+}
