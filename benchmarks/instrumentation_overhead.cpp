@@ -176,7 +176,7 @@ int main(int argc, char** argv) {
     config = read_config(args);
     device = config::resolve_device(config);
     dataset = config::load_data(config, device);
-    config = config::fitted_to(std::move(config), dataset);
+    config = config::fitted_to(std::move(config), dataset, device);
   } catch (const util::InputError& e) {
     std::cerr << "config error: " << e.what() << "\n";
     return app::kExitUsage;

@@ -182,6 +182,52 @@ TEST_F(Cli, SyntheticDataLargerThanTheHostsMemoryIsRefusedBeforeAnythingIsMade) 
   }
 }
 
+// Models (and their data) far larger than any machine: LibTorch would fail to allocate them after minutes
+// of making data, or the kernel would end the process. Counted from the options, they are refused before
+// anything is made, in one line with what training needs and what there is; a dry run says the same.
+TEST_F(Cli, AModelTooLargeForTheMachineIsRefusedBeforeAnythingIsMade) {
+  using namespace ampbench::test_data;
+  fs::create_directories(dir_ / "mnist");
+  write_bytes(dir_ / "mnist" / "train-images-idx3-ubyte", idx_images(32, 28, 28));
+  write_bytes(dir_ / "mnist" / "train-labels-idx1-ubyte", idx_labels(std::vector<uint8_t>(32, 1)));
+  write_bytes(dir_ / "mnist" / "t10k-images-idx3-ubyte", idx_images(16, 28, 28));
+  write_bytes(dir_ / "mnist" / "t10k-labels-idx1-ubyte", idx_labels(std::vector<uint8_t>(16, 2)));
+  const nlohmann::json tokens{{"train_samples", 32}, {"val_samples", 16}, {"context", 8}, {"vocab", 64}};
+  auto config = [&](nlohmann::json model, nlohmann::json data) {
+    auto out = tiny_config();
+    out["model"] = std::move(model);
+    out["data"] = std::move(data);
+    return out;
+  };
+  auto wide_tokens = tokens;
+  wide_tokens["vocab"] = 1 << 24;
+  auto many_classes = tiny_config()["data"];
+  many_classes["synthetic"]["classes"] = int64_t{1} << 40;
+  const nlohmann::json mlp_64_deep{{"type", "mlp"}, {"options", {{"width", 65536}, {"depth", 64}}}};
+  const nlohmann::json cases[] = {
+      config({{"type", "gpt"}, {"options", {{"n_layer", 1024}, {"n_head", 1}, {"d_model", 65536}}}},
+             {{"synthetic_tokens", tokens}}),
+      config({{"type", "gpt"}, {"options", {{"n_layer", 1}, {"n_head", 1}, {"d_model", 65536}}}},
+             {{"synthetic_tokens", wide_tokens}}),
+      config(mlp_64_deep, tiny_config()["data"]),
+      config(tiny_config()["model"], many_classes),
+      config(mlp_64_deep,
+             {{"mnist", {{"dir", (dir_ / "mnist").string()}}}}),  // known once the files are read
+  };
+  for (const auto& doc : cases) {
+    const auto path = write_config(doc).string();
+    for (const std::string extra : {"", " --dry-run"}) {
+      auto result = run("--config " + path + extra);
+      EXPECT_EQ(result.exit_code, 2) << doc.dump() << extra << ": " << result.err;
+      EXPECT_EQ(line_count(result.err), 1u) << result.err;
+      EXPECT_EQ(result.err.rfind("config error: /model: training needs at least ", 0), 0u) << result.err;
+      EXPECT_NE(result.err.find(" of host memory ("), std::string::npos) << result.err;
+      EXPECT_NE(result.err.find(" is available\n"), std::string::npos) << result.err;
+      EXPECT_TRUE(run_folders().empty());
+    }
+  }
+}
+
 TEST_F(Cli, HostileConfigsExitTwoWithOneLineAndNeverCrash) {
   auto write_raw = [&](const std::string& name, const std::string& text) {
     auto path = dir_ / name;

@@ -1,7 +1,9 @@
 #include "config/resolve.h"
 
+#include "config/memory_estimate.h"
 #include "data/load_dataset.h"
 #include "measure/device.h"
+#include "measure/gpu_info.h"
 #include "measure/host_memory.h"
 #include "util/json_reader.h"
 
@@ -29,6 +31,19 @@ void check_fits_host_memory(const data::DataOptions& data) {
                              measure::human_bytes(double(*available)) + " is available");
 }
 
+// A model or data set too large for this machine is refused before anything is made, with both figures:
+// LibTorch's own error names only a failed allocation, and comes after the data was made.
+void check_fits_memory(const ExperimentConfig& config, const torch::Device& device) {
+  MemoryOnHand on_hand;
+  if (const auto available = measure::available_host_bytes()) on_hand.host_available = double(*available);
+  if (device.is_cuda()) {
+    on_hand.gpu = device.str();
+    if (const auto gpu = measure::gpu_details(device.index())) on_hand.gpu_total = double(gpu->memory_bytes);
+  }
+  if (const auto shortfall = memory_shortfall(estimate_memory(config), on_hand))
+    throw util::InputError("/model", *shortfall);
+}
+
 // A file source's train_samples / val_samples take the first N: asking for more than the files hold
 // would run on fewer while the report records N.
 void check_sample_counts(const data::DataOptions& data, const data::Dataset& dataset) {
@@ -45,10 +60,26 @@ void check_sample_counts(const data::DataOptions& data, const data::Dataset& dat
   }
 }
 
+// The config's model resolved again for the data as read; its data options take the data's shape.
+std::shared_ptr<const models::ModelSpec> refitted_model(ExperimentConfig& config,
+                                                        const data::Dataset& dataset) {
+  config.data.fit_to(dataset.sample_shape, dataset.num_classes);
+  const auto options = config.model.spec->options_json();
+  util::ObjectReader reader(options, "/model/options");
+  try {
+    return models::find_model(config.model.type)
+        ->read(reader, {config.data.sample_shape(), config.data.classes(), config.data.is_language_model()});
+  } catch (const util::InputError& e) {
+    throw e.located("/data/" + data::to_string(config.data.source()));
+  }
+}
+
 }  // namespace
 
 data::Dataset load_data(const ExperimentConfig& config, const torch::Device& device) {
   check_fits_host_memory(config.data);
+  // A file source's model is known once its files are read (fitted_to checks it then).
+  if (config.data.sizes_known()) check_fits_memory(config, device);
   data::Dataset dataset;
   try {
     dataset = data::load_dataset(config.data, device);
@@ -61,19 +92,11 @@ data::Dataset load_data(const ExperimentConfig& config, const torch::Device& dev
   return dataset;
 }
 
-ExperimentConfig fitted_to(ExperimentConfig config, const data::Dataset& dataset) {
-  if (dataset.sample_shape == config.data.sample_shape() && dataset.num_classes == config.data.classes())
-    return config;
-  config.data.fit_to(dataset.sample_shape, dataset.num_classes);
-  const auto options = config.model.spec->options_json();
-  util::ObjectReader reader(options, "/model/options");
-  try {
-    config.model.spec = models::find_model(config.model.type)
-                            ->read(reader, {config.data.sample_shape(), config.data.classes(),
-                                            config.data.is_language_model()});
-  } catch (const util::InputError& e) {
-    throw e.located("/data/" + data::to_string(config.data.source()));
-  }
+ExperimentConfig fitted_to(ExperimentConfig config, const data::Dataset& dataset,
+                           const torch::Device& device) {
+  if (dataset.sample_shape != config.data.sample_shape() || dataset.num_classes != config.data.classes())
+    config.model.spec = refitted_model(config, dataset);
+  if (!config.data.sizes_known()) check_fits_memory(config, device);
   return config;
 }
 

@@ -82,7 +82,7 @@ Experiment::Experiment(config::ExperimentConfig config, const torch::Device& dev
       fault_(fault),
       probe_(measure::make_memory_probe(device_)),
       dataset_(config::load_data(config, device_)),
-      config_(config::fitted_to(std::move(config), dataset_)),
+      config_(config::fitted_to(std::move(config), dataset_, device_)),
       trainer_(TrainerOptions::from(config_), dataset_, device_, fault_) {}
 
 int64_t Experiment::steps_per_trial() const {
