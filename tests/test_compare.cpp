@@ -4,10 +4,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 
 #include "api/compare.h"
 #include "app/exit_codes.h"
+#include "build_paths.h"
 #include "report/compare.h"
 #include "report/compare_render.h"
 #include "report/report.h"
@@ -303,4 +306,29 @@ TEST(Compare, RefusesAFigureOutOfRangeNamingItAndAReportThatMeasuredNothing) {
           << e.what();
     }
   }
+}
+
+// What the report fuzzer (tests/fuzz/fuzz_report.cpp) starts from and every input it found a bug with: each
+// is compared with itself, as the fuzzer does, and either is refused or changed in nothing.
+TEST(Compare, FuzzCorpusNeverCrashes) {
+  int count = 0;
+  for (const auto& file :
+       std::filesystem::directory_iterator(ampbench::testing::source_dir() + "/tests/fuzz/report_corpus")) {
+    SCOPED_TRACE(file.path().string());
+    const auto document = json::parse(std::ifstream(file.path()), nullptr, /*allow_exceptions=*/false);
+    try {
+      const auto comparison = compare_reports(document, document, {}, /*force=*/false);
+      for (const auto& mode : comparison.modes) {
+        if (mode.unfinished_in_new) continue;
+        for (const auto* change : {&mode.speed, &mode.memory, &mode.val_loss}) {
+          EXPECT_EQ(change->change, 0) << mode.mode;
+          EXPECT_EQ(change->verdict, ChangeVerdict::ok) << mode.mode;
+        }
+      }
+      ampbench::report::comparison_to_markdown(comparison);
+    } catch (const ampbench::util::InputError&) {
+    }
+    ++count;
+  }
+  EXPECT_GE(count, 5);
 }
