@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Validates report.json files against docs/report.schema.json (JSON Schema 2020-12, with jsonschema).
+"""Validates ampbench reports against docs/report.schema.json (JSON Schema 2020-12, with jsonschema).
 
-Usage: validate_report.py REPORT.json [...]; prints each violation with its JSON path and exits 1 if any.
+Usage: validate_report.py PATH [...]; a PATH is a report (a run folder's report.json or an --export-json
+file) or a folder, searched for reports: report.json files, and JSON files that hold a schema_version and
+trials. Prints each violation with its JSON path and exits 1 if any, or if a folder holds no report.
 """
 import json
 import pathlib
@@ -10,6 +12,22 @@ import sys
 import jsonschema
 
 SCHEMA = pathlib.Path(__file__).resolve().parent.parent / "docs" / "report.schema.json"
+
+
+def is_report(path):
+    if path.name == "report.json":
+        return True
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(document, dict) and "schema_version" in document and "trials" in document
+
+
+def reports_in(path):
+    if not path.is_dir():
+        return [path]
+    return sorted(p for p in path.rglob("*.json") if p.is_file() and is_report(p))
 
 
 def violations(validator, path):
@@ -22,7 +40,12 @@ def violations(validator, path):
 def main(paths):
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     validator = jsonschema.Draft202012Validator(schema)
-    found = [line for path in paths for line in violations(validator, path)]
+    found = []
+    for given in map(pathlib.Path, paths):
+        reports = reports_in(given)
+        if not reports:
+            found.append(f"{given}: no ampbench report in this folder")
+        found += [line for path in reports for line in violations(validator, path)]
     for line in found:
         print(line)
     return 1 if found else 0

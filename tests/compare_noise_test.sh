@@ -12,8 +12,9 @@ cat > "$out/config.json" <<'JSON'
  "data": {"synthetic": {"train_samples": 256, "val_samples": 16, "shape": [16], "classes": 4}},
  "train": {"epochs": 2, "batch_size": 16}, "precision": {"modes": ["fp32"]}, "repeats": 2, "device": "cpu"}
 JSON
-"$python" "$root/scripts/compare_noise.py" "$out/config.json" --rounds 1 --ampbench "$ampbench" \
-  --out "$out/results" > "$out/stdout" 2> "$out/stderr"
+# Each report the script has ampbench write is checked against its schema as it is written.
+AMPBENCH_UNDER_TEST=$ampbench VALIDATE_PYTHON=$python "$python" "$root/scripts/compare_noise.py" "$out/config.json" \
+  --rounds 1 --ampbench "$root/tests/validating_ampbench.sh" --out "$out/results" > "$out/stdout" 2> "$out/stderr"
 csv=$(ls "$out"/results/compare-noise-*.csv)
 [[ $(wc -l < "$csv") -eq 4 ]] || { echo "expected 3 pairs:"; cat "$csv"; exit 1; }
 for pair in "A/A" "A/B threads1" "A/B wider"; do

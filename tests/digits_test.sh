@@ -15,6 +15,7 @@ fi
 cd "$work"
 "$python" "$root/scripts/prepare_digits.py" data/digits
 "$ampbench" --config "$root/configs/digits.json" --out out -q --export-json report.json >/dev/null
+"$python" "$root/scripts/validate_report.py" report.json out
 "$python" - <<'PY'
 import json
 report = json.load(open("report.json"))

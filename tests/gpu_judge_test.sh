@@ -17,6 +17,7 @@ JSON
 "$ampbench" --config "$out/config.json" --out "$out/runs" --profile 2 -q > "$out/run.log" 2>&1 ||
   { echo "the run failed:"; cat "$out/run.log"; exit 1; }
 report=$(ls "$out"/runs/*/report.json)
+"$python" "$root/scripts/validate_report.py" "$report"
 judge() { "$python" "$root/scripts/gpu_judge.py" "$@" > "$out/judge.txt" 2>&1; }
 judge "$report" --host-time || { echo "the judge fails a sound CPU run:"; cat "$out/judge.txt"; exit 1; }
 grep -q "^PASS judge-test fp32 profile matrix FLOPs" "$out/judge.txt" ||

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # scripts/setup --install PREFIX puts ampbench on PATH: from another folder, with no venv or library path
 # in its environment, the installed binary runs an installed config (one epoch of fp32, for time).
-# Usage: install_test.sh BUILD_DIR TORCH_CHOICE
+# Usage: install_test.sh BUILD_DIR TORCH_CHOICE PYTHON
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=$1 choice=$2
+build=$1 choice=$2 python=$3
 case $choice in
   cpu*) flavour=cpu ;;
   cuda*) flavour=cuda ;;
@@ -24,4 +24,5 @@ env -i HOME="$tmp" PATH="$tmp/prefix/bin:/usr/bin:/bin" \
   >"$tmp/run.out" 2>&1 || { echo "the installed ampbench failed:"; cat "$tmp/run.out"; exit 1; }
 report=$(ls results/*/report.json)
 grep -q '"status": "ok"' "$report" || { echo "no finished trial in $report"; exit 1; }
+"$python" "$root/scripts/validate_report.py" "$report"
 echo "installed into a prefix: ampbench ran $(basename "$(dirname "$report")") from another folder ($(head -1 "$tmp/version"))"

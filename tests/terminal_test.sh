@@ -2,11 +2,11 @@
 # Colour and the live progress line are for a person at a terminal: on one (run under script(1), which
 # gives it a pseudo-terminal) both appear; NO_COLOR (https://no-color.org) takes the colour away and keeps
 # the progress line; TERM=dumb and a pipe get neither.
-# Usage: terminal_test.sh AMPBENCH_BINARY
+# Usage: terminal_test.sh AMPBENCH_BINARY PYTHON
 set -euo pipefail
 # shellcheck source=tests/tiny_config.sh
 source "$(dirname "${BASH_SOURCE[0]}")/tiny_config.sh"
-binary=$1
+binary=$1 python=$2
 # util-linux's script(1) gives ampbench a pseudo-terminal; skipped where there is none that works.
 script -qec true /dev/null </dev/null >/dev/null 2>&1 ||
   { echo "no util-linux script(1) and pseudo-terminal here to give ampbench a terminal"; exit 77; }
@@ -33,4 +33,5 @@ grep -q "$colour\|$erase" "$out/tty" && { echo "colour or progress line on TERM=
 
 TERM=xterm "$binary" --config "$out/config.json" 2>&1 | cat > "$out/pipe"
 grep -q "$colour\|$erase" "$out/pipe" && { echo "colour or progress line into a pipe"; cat -v "$out/pipe"; exit 1; }
+"$python" "$(dirname "${BASH_SOURCE[0]}")/../scripts/validate_report.py" "$out/runs"
 echo "terminal: colour and progress on a terminal, none with NO_COLOR (colour), TERM=dumb or a pipe"
