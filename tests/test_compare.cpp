@@ -293,6 +293,9 @@ TEST(Compare, RefusesAFigureOutOfRangeNamingItAndAReportThatMeasuredNothing) {
       {kSchemaVersion, [](json& d) { d["summary"][0]["trials_compared"] = "all"; },
        "/summary/0/trials_compared"},
       {kSchemaVersion, [](json& d) { d["summary"][0]["mode"] = "fp64"; }, "/summary/0/mode"},
+      // Found by the report fuzzer: "fp16" turned into "fp32" made NEW's second fp32 entry BASE's first.
+      {kSchemaVersion, [](json& d) { d["summary"].push_back(d["summary"][0]); },
+       "/summary/1/mode: fp32 is summarised twice (also at /summary/0)"},
   };
   for (const auto& p : plants) {
     const auto base = report_doc(p.schema, {{"fp32", kSteady}});

@@ -136,7 +136,14 @@ ReportFigures read_strictly(const nlohmann::json& document) {
   // Nothing measured (every mode skipped, failed or out of memory) is nothing to compare, not a pass.
   if (summary.empty()) throw InputError("/summary", "is empty: the run measured nothing to compare");
   for (size_t i = 0; i < summary.size(); ++i) {
-    auto f = read_mode(summary[i], "/summary/" + std::to_string(i));
+    const auto path = "/summary/" + std::to_string(i);
+    auto f = read_mode(summary[i], path);
+    // Modes are matched by name: a second entry of one mode would be compared with the first's figures.
+    for (size_t j = 0; j < out.modes.size(); ++j) {
+      if (out.modes[j].mode == f.mode)
+        throw InputError(path + "/mode",
+                         f.mode + " is summarised twice (also at /summary/" + std::to_string(j) + ")");
+    }
     read_trial_figures(document, f, summary[i].contains("trials_compared"));
     out.modes.push_back(std::move(f));
   }
