@@ -186,8 +186,8 @@ void add_options(CLI::App& app, CliOptions& options) {
                "on a terminal, keep the per-epoch log lines beside the live progress line")
       ->excludes(quiet);
   app.add_flag("--dry-run", options.dry_run,
-               "make every check a run makes before training (device, data, exports, output folder, "
-               "--inject-fault), print the resolved config and exit; writes nothing");
+               "make every check a run makes before training (device, data, memory, exports, output "
+               "folder, --inject-fault), print the resolved config and exit; writes nothing");
   app.add_flag("--list-models", options.list_models, "list the reference models and exit");
   add_debug_options(app, options);
   add_export_options(app, options);
