@@ -10,12 +10,14 @@ Usage: scripts/bench_vs_pytorch.py CONFIG [--rounds N] [--peer-malloc default|am
                                    [--ampbench BINARY] [ampbench overrides such as --modes fp32,bf16]
 """
 import argparse
+import atexit
 import datetime
 import json
 import os
 import platform
 import random
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -132,6 +134,8 @@ def main():
     venv_python = ROOT / ".venv" / "bin" / "python"
     python = args.python or (str(venv_python) if venv_python.exists() else "python3")
     work = Path(tempfile.mkdtemp(prefix="bench-vs-pytorch-"))
+    # The rounds' reports are read into the record written under --out; the work folder goes, failed runs too.
+    atexit.register(shutil.rmtree, work, ignore_errors=True)
     rounds = []
     peer_env, peer_malloc_note = None, ""
     for r in range(1, args.rounds + 1):

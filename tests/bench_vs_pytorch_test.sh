@@ -13,10 +13,13 @@ cat > "$out/config.json" <<'JSON'
  "data": {"synthetic": {"train_samples": 256, "val_samples": 16, "shape": [16], "classes": 4}},
  "train": {"epochs": 1, "batch_size": 16, "warmup_steps": 1}, "device": "cpu"}
 JSON
-# Each report the script has ampbench write is checked against its schema as it is written.
-AMPBENCH_UNDER_TEST=$ampbench VALIDATE_PYTHON=$python "$root/scripts/bench_vs_pytorch.py" "$out/config.json" \
-  --rounds 2 --modes fp32,bf16 --ampbench "$root/tests/validating_ampbench.sh" --python "$python" \
-  --peer-malloc ampbench --out "$out/results" > "$out/stdout" 2> "$out/stderr"
+# Each report the script has ampbench write is checked against its schema as it is written; its temporary
+# work folder (in $out/tmp here, where PyTorch leaves its own caches) is gone when it ends.
+mkdir "$out/tmp"
+TMPDIR=$out/tmp AMPBENCH_UNDER_TEST=$ampbench VALIDATE_PYTHON=$python "$root/scripts/bench_vs_pytorch.py" \
+  "$out/config.json" --rounds 2 --modes fp32,bf16 --ampbench "$root/tests/validating_ampbench.sh" \
+  --python "$python" --peer-malloc ampbench --out "$out/results" > "$out/stdout" 2> "$out/stderr"
+ls -d "$out"/tmp/bench-vs-pytorch-* 2>/dev/null && { echo "its work folder was left behind"; exit 1; }
 grep "round" "$out/stderr" | awk '{print $NF}' | tr '\n' ' ' | grep -q "^ampbench PyTorch-Python PyTorch-Python ampbench " ||
   { echo "rounds not in flipped order:"; cat "$out/stderr"; exit 1; }
 table=$(ls "$out"/results/config-*.md)
