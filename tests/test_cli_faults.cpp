@@ -195,7 +195,8 @@ std::set<std::string> warning_kinds(const nlohmann::json& report) {
 
 }  // namespace
 
-// A planted slow mode (every bf16 step 20 ms longer) is told as slow, whatever the CPU's flags say.
+// A planted slow mode (every bf16 step 250 ms longer) is told as slow, whatever the CPU's flags say; on a
+// busy machine, where fp32's steps take tens of milliseconds, too.
 TEST_F(Cli, APlantedSlowModeIsWarnedAboutWithItsFigure) {
   auto result = run("--config " + write_config(tiny_config()).string() +
                     " --modes fp32,bf16 --inject-fault slow:bf16:1");

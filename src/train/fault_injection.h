@@ -29,8 +29,9 @@ struct FaultInjection {
 // "error:fp32:2:1". nullopt when malformed.
 std::optional<FaultInjection> parse_fault_injection(std::string_view spec);
 
-// What a planted slow fault adds to each step it fires at.
-inline constexpr double kSlowStepSeconds = 0.02;
+// What a planted slow fault adds to each step it fires at: far more than a small model's step takes, so
+// that the mode runs under half fp32's speed even where a busy machine stretches fp32's steps to 30 ms.
+inline constexpr double kSlowStepSeconds = 0.25;
 
 // Why the fault would never fire in a run of these modes (the ones that run, not those skipped) with this
 // many steps in each trial and this many trials of each mode (its mode does not run, its step lies past
