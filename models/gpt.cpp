@@ -42,11 +42,12 @@ torch::Tensor GptImpl::forward(const torch::Tensor& tokens) {
   return F::linear(ln_f_->forward(x), token_embedding_->weight);
 }
 
-int64_t gpt_forward_macs(const GptOptions& o, int64_t tokens) {
-  const int64_t d = o.d_model();
-  const int64_t per_token_linear = o.n_layer() * (3 * d * d + d * d + 4 * d * d + 4 * d * d) + d * o.vocab();
-  const int64_t attention = o.n_layer() * 2 * tokens * tokens * d;  // QK^T and AV over all heads
-  return per_token_linear * tokens + attention;
+double gpt_forward_macs(const GptOptions& o, int64_t tokens) {
+  const double d = double(o.d_model()), t = double(tokens), layers = double(o.n_layer());
+  const double per_token_linear =
+      layers * (3 * d * d + d * d + 4 * d * d + 4 * d * d) + d * double(o.vocab());
+  const double attention = layers * 2 * t * t * d;  // QK^T and AV over all heads
+  return per_token_linear * t + attention;
 }
 
 GptOptions read_gpt_options(util::ObjectReader& options, const InputSpec& input) {
@@ -73,7 +74,7 @@ std::shared_ptr<Network> build_network(const GptOptions& options) {
   return std::make_shared<GptImpl>(options);
 }
 
-int64_t forward_macs_of(const GptOptions& options, const InputSpec& input) {
+double forward_macs_of(const GptOptions& options, const InputSpec& input) {
   return gpt_forward_macs(options, input.sample_shape.at(0));
 }
 

@@ -38,13 +38,13 @@ class GptImpl : public Network {
 
 // Multiply-adds of one forward pass over a sequence of `tokens`: every linear layer, the LM head, and
 // the two attention matmuls (QK^T and AV, counted over the whole T x T square as is the convention).
-int64_t gpt_forward_macs(const GptOptions& options, int64_t tokens);
+double gpt_forward_macs(const GptOptions& options, int64_t tokens);
 
 // Reads n_layer, n_head, d_model and context (default: the data's sequence length) from a config's
 // model.options; the vocabulary is the data's.
 GptOptions read_gpt_options(util::ObjectReader& options, const InputSpec& input);
 std::shared_ptr<Network> build_network(const GptOptions& options);
-int64_t forward_macs_of(const GptOptions& options, const InputSpec& input);
+double forward_macs_of(const GptOptions& options, const InputSpec& input);
 ModelSize model_size_of(const GptOptions& options);
 nlohmann::json options_json_of(const GptOptions& options);
 

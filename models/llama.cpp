@@ -106,11 +106,12 @@ torch::Tensor LlamaImpl::forward(const torch::Tensor& tokens) {
   return lm_head_ ? lm_head_->forward(x) : F::linear(x, token_embedding_->weight);
 }
 
-int64_t llama_forward_macs(const LlamaOptions& o, int64_t tokens) {
-  const int64_t d = o.d_model(), q = o.n_head() * o.head_dim(), kv = o.n_kv_head() * o.head_dim();
-  const int64_t per_layer = d * q + 2 * d * kv + q * d + 3 * d * o.d_mlp();
-  const int64_t attention = o.n_layer() * 2 * tokens * tokens * q;  // QK^T and AV over all query heads
-  return (o.n_layer() * per_layer + d * o.vocab()) * tokens + attention;
+double llama_forward_macs(const LlamaOptions& o, int64_t tokens) {
+  const double d = double(o.d_model()), q = double(o.n_head() * o.head_dim()),
+               kv = double(o.n_kv_head() * o.head_dim()), t = double(tokens), layers = double(o.n_layer());
+  const double per_layer = d * q + 2 * d * kv + q * d + 3 * d * double(o.d_mlp());
+  const double attention = layers * 2 * t * t * q;  // QK^T and AV over all query heads
+  return (layers * per_layer + d * double(o.vocab())) * t + attention;
 }
 
 namespace {
@@ -159,7 +160,7 @@ std::shared_ptr<Network> build_network(const LlamaOptions& options) {
   return std::make_shared<LlamaImpl>(options);
 }
 
-int64_t forward_macs_of(const LlamaOptions& options, const InputSpec& input) {
+double forward_macs_of(const LlamaOptions& options, const InputSpec& input) {
   return llama_forward_macs(options, input.sample_shape.at(0));
 }
 

@@ -89,13 +89,13 @@ class LlamaImpl : public Network {
 
 // Multiply-adds of one forward pass over a sequence of `tokens`: every linear layer, the LM head, and QK^T
 // and AV over the whole T x T square for every query head.
-int64_t llama_forward_macs(const LlamaOptions& options, int64_t tokens);
+double llama_forward_macs(const LlamaOptions& options, int64_t tokens);
 
 // Reads the options above (context: default the data's sequence length) from a config's model.options;
 // the vocabulary is the data's.
 LlamaOptions read_llama_options(util::ObjectReader& options, const InputSpec& input);
 std::shared_ptr<Network> build_network(const LlamaOptions& options);
-int64_t forward_macs_of(const LlamaOptions& options, const InputSpec& input);
+double forward_macs_of(const LlamaOptions& options, const InputSpec& input);
 ModelSize model_size_of(const LlamaOptions& options);
 nlohmann::json options_json_of(const LlamaOptions& options);
 

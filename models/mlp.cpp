@@ -32,10 +32,10 @@ std::shared_ptr<Network> build_network(const MlpOptions& options) {
   return std::make_shared<MlpImpl>(options);
 }
 
-int64_t forward_macs_of(const MlpOptions& o, const InputSpec&) {
-  int64_t macs = 0, in = o.in_features();
-  for (int64_t i = 0; i < o.depth(); ++i, in = o.width()) macs += in * o.width();
-  return macs + in * o.num_classes();
+double forward_macs_of(const MlpOptions& o, const InputSpec&) {
+  double macs = 0, in = double(o.in_features());
+  for (int64_t i = 0; i < o.depth(); ++i, in = double(o.width())) macs += in * double(o.width());
+  return macs + in * double(o.num_classes());
 }
 
 ModelSize model_size_of(const MlpOptions& o) {

@@ -32,7 +32,7 @@ class MlpImpl : public Network {
 // Reads width and depth from a config's model.options (defaults above); the input fixes the rest.
 MlpOptions read_mlp_options(util::ObjectReader& options, const InputSpec& input);
 std::shared_ptr<Network> build_network(const MlpOptions& options);
-int64_t forward_macs_of(const MlpOptions& options, const InputSpec& input);
+double forward_macs_of(const MlpOptions& options, const InputSpec& input);
 ModelSize model_size_of(const MlpOptions& options);
 nlohmann::json options_json_of(const MlpOptions& options);
 

@@ -28,8 +28,9 @@ class ModelSpec {
   virtual ~ModelSpec() = default;
   virtual std::shared_ptr<Network> build() const = 0;
   // Multiply-adds of one sample's forward pass, counted analytically: every convolution, linear layer and
-  // attention matmul (what FLOPs and MFU are computed from: 2 FLOPs per multiply-add, training = 3x).
-  virtual int64_t forward_macs() const = 0;
+  // attention matmul (what FLOPs and MFU are computed from: 2 FLOPs per multiply-add, training = 3x). A
+  // double: options within their ranges can ask for more than int64 counts (attention over 2^32 patches).
+  virtual double forward_macs() const = 0;
   // Its state's elements, counted from the options alone (what estimates memory before it is built).
   virtual ModelSize size() const = 0;
   // The options as a config writes them, every default filled in (the input's shape is the data's).
@@ -46,7 +47,7 @@ class ModelSpecOf final : public ModelSpec {
   ModelSpecOf(Options options, InputSpec input) : options_(std::move(options)), input_(std::move(input)) {}
   const Options& options() const { return options_; }
   std::shared_ptr<Network> build() const override { return build_network(options_); }
-  int64_t forward_macs() const override { return forward_macs_of(options_, input_); }
+  double forward_macs() const override { return forward_macs_of(options_, input_); }
   ModelSize size() const override { return model_size_of(options_); }
   nlohmann::json options_json() const override { return options_json_of(options_); }
 

@@ -128,15 +128,16 @@ torch::Tensor ResNetImpl::forward(const torch::Tensor& inputs) {
   return fc_->forward(x);
 }
 
-int64_t resnet_forward_macs(const ResNetOptions& o, int64_t height, int64_t width) {
+double resnet_forward_macs(const ResNetOptions& o, int64_t height, int64_t width) {
   // A k x k convolution with padding k/2: output side (side + 2*(k/2) - k) / stride + 1.
   auto out_side = [](int64_t side, int64_t k, int64_t stride) {
     return (side + 2 * (k / 2) - k) / stride + 1;
   };
-  int64_t h = height, w = width, macs = 0;
+  int64_t h = height, w = width;
+  double macs = 0;
   auto conv_macs = [&](int64_t in, int64_t out, int64_t k, int64_t stride) {
     h = out_side(h, k, stride), w = out_side(w, k, stride);
-    macs += in * out * k * k * h * w;
+    macs += double(in * out * k * k) * double(h) * double(w);
   };
   if (o.cifar_stem()) {
     conv_macs(o.in_channels(), 64, 3, 1);
@@ -159,11 +160,12 @@ int64_t resnet_forward_macs(const ResNetOptions& o, int64_t height, int64_t widt
         conv_macs(in, planes, 3, stride);
         conv_macs(planes, planes, 3, 1);
       }
-      if (stride != 1 || in != planes * expansion) macs += in * planes * expansion * h * w;  // 1x1 projection
+      if (stride != 1 || in != planes * expansion)
+        macs += double(in * planes * expansion) * double(h) * double(w);  // 1x1 projection
       in = planes * expansion;
     }
   }
-  return macs + in * o.num_classes();  // the classifier
+  return macs + double(in) * double(o.num_classes());  // the classifier
 }
 
 ResNetOptions read_resnet_options(util::ObjectReader& options, const InputSpec& input,
@@ -190,7 +192,7 @@ std::shared_ptr<Network> build_network(const ResNetOptions& options) {
   return std::make_shared<ResNetImpl>(options);
 }
 
-int64_t forward_macs_of(const ResNetOptions& options, const InputSpec& input) {
+double forward_macs_of(const ResNetOptions& options, const InputSpec& input) {
   return resnet_forward_macs(options, input.sample_shape.at(1), input.sample_shape.at(2));
 }
 

@@ -44,14 +44,14 @@ class ResNetImpl : public Network {
 };
 
 // Multiply-adds of one forward pass on an image of height x width: every convolution and the classifier.
-int64_t resnet_forward_macs(const ResNetOptions& options, int64_t height, int64_t width);
+double resnet_forward_macs(const ResNetOptions& options, int64_t height, int64_t width);
 
 // Reads the stem ("imagenet" or "cifar") from a config's model.options for a ResNet of these blocks, and
 // checks that the input is an image large enough for it.
 ResNetOptions read_resnet_options(util::ObjectReader& options, const InputSpec& input,
                                   ResNetOptions::StageBlocks blocks, bool bottleneck);
 std::shared_ptr<Network> build_network(const ResNetOptions& options);
-int64_t forward_macs_of(const ResNetOptions& options, const InputSpec& input);
+double forward_macs_of(const ResNetOptions& options, const InputSpec& input);
 ModelSize model_size_of(const ResNetOptions& options);
 nlohmann::json options_json_of(const ResNetOptions& options);
 

@@ -68,12 +68,12 @@ torch::Tensor VitImpl::forward(const torch::Tensor& images) {
   return affine(head_, ln_f_->forward(x).select(1, 0));
 }
 
-int64_t vit_forward_macs(const VitOptions& o) {
-  const int64_t d = o.d_model(), tokens = o.patches() + 1;
-  const int64_t patch_embedding = o.patches() * o.channels() * o.patch() * o.patch() * d;
-  const int64_t per_token_linear = o.n_layer() * (4 * d * d + 2 * d * o.d_mlp());
-  const int64_t attention = o.n_layer() * 2 * tokens * tokens * d;  // QK^T and AV over all heads
-  return patch_embedding + per_token_linear * tokens + attention + d * o.num_classes();
+double vit_forward_macs(const VitOptions& o) {
+  const double d = double(o.d_model()), tokens = double(o.patches()) + 1, layers = double(o.n_layer());
+  const double patch_embedding = double(o.patches()) * double(o.channels() * o.patch() * o.patch()) * d;
+  const double per_token_linear = layers * (4 * d * d + 2 * d * double(o.d_mlp()));
+  const double attention = layers * 2 * tokens * tokens * d;  // QK^T and AV over all heads
+  return patch_embedding + per_token_linear * tokens + attention + d * double(o.num_classes());
 }
 
 VitOptions read_vit_options(util::ObjectReader& options, const InputSpec& input) {
@@ -103,7 +103,7 @@ std::shared_ptr<Network> build_network(const VitOptions& options) {
   return std::make_shared<VitImpl>(options);
 }
 
-int64_t forward_macs_of(const VitOptions& options, const InputSpec&) { return vit_forward_macs(options); }
+double forward_macs_of(const VitOptions& options, const InputSpec&) { return vit_forward_macs(options); }
 
 ModelSize model_size_of(const VitOptions& o) {
   const double d = double(o.d_model());

@@ -52,13 +52,13 @@ class VitImpl : public Network {
 
 // Multiply-adds of one image's forward pass: the patch convolution, every encoder linear layer on every
 // token (patches + the class token), QK^T and AV over the whole token square, and the head.
-int64_t vit_forward_macs(const VitOptions& options);
+double vit_forward_macs(const VitOptions& options);
 
 // Reads patch, n_layer, n_head, d_model and d_mlp from a config's model.options; the image's shape and
 // the classes are the data's.
 VitOptions read_vit_options(util::ObjectReader& options, const InputSpec& input);
 std::shared_ptr<Network> build_network(const VitOptions& options);
-int64_t forward_macs_of(const VitOptions& options, const InputSpec& input);
+double forward_macs_of(const VitOptions& options, const InputSpec& input);
 ModelSize model_size_of(const VitOptions& options);
 nlohmann::json options_json_of(const VitOptions& options);
 

@@ -236,6 +236,17 @@ TEST(Flops, VitB16MatchesTorchvisionsFigure) {
   EXPECT_NEAR(double(macs), 17.56e9, 0.005e9);
 }
 
+// Options within their ranges whose count is past int64 (a ViT of 1x1 patches on a 65536 x 65536 image
+// attends over 2^32 + 1 tokens: 2 x 2^64 multiply-adds in its attention alone) are counted, not wrapped.
+TEST(Flops, CountsPastInt64AreCountedNotWrapped) {
+  const nlohmann::json options{{"patch", 1}, {"n_layer", 1}, {"n_head", 1}, {"d_model", 1}, {"d_mlp", 1}};
+  const double macs = spec("vit", options, InputSpec{{1, 65536, 65536}, 2})->forward_macs();
+  const double tokens = 65536.0 * 65536.0 + 1;
+  EXPECT_DOUBLE_EQ(macs, 2 * tokens * tokens + (tokens - 1) + 6 * tokens + 2);
+  const nlohmann::json gpt{{"n_layer", 1024}, {"n_head", 1}, {"d_model", 1 << 16}, {"context", 1 << 20}};
+  EXPECT_GT(spec("gpt", gpt, InputSpec{{1 << 20}, 1 << 24, true})->forward_macs(), 1e20);
+}
+
 TEST(Flops, VitCountIsItsLayersOnEveryTokenTheAttentionTheStemAndTheHead) {
   auto model = spec("vit", kSmallVit, kSmallImages)->build();
   const int64_t head = 32 * 10, tokens = 17;
