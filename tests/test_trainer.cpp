@@ -156,8 +156,8 @@ TEST(Trainer, TheFirstBatchGradientMatchesItselfInFp32AndIsCloseInBf16) {
       ampbench::train::first_batch_gradient(PrecisionMode::bf16, *model, options, dataset, torch::kCPU);
   ASSERT_TRUE(fp32 && again && bf16);
   EXPECT_EQ(fp32->numel(), (8 * 8 + 8) + (8 * 3 + 3));
-  EXPECT_NEAR(ampbench::train::gradient_cosine(*fp32, *again), 1.0, 1e-12);
-  double bf16_cosine = ampbench::train::gradient_cosine(*bf16, *fp32);
+  EXPECT_NEAR(*ampbench::train::gradient_cosine(*fp32, *again), 1.0, 1e-12);
+  double bf16_cosine = *ampbench::train::gradient_cosine(*bf16, *fp32);
   EXPECT_GT(bf16_cosine, 0.99);
   EXPECT_LT(bf16_cosine, 1.0);  // bf16 rounds: not the same gradient
   // fp16 from a scale that overflows: backed off, as the GradScaler would, until the gradients fit.
@@ -165,7 +165,19 @@ TEST(Trainer, TheFirstBatchGradientMatchesItselfInFp32AndIsCloseInBf16) {
   auto fp16 =
       ampbench::train::first_batch_gradient(PrecisionMode::fp16, *model, options, dataset, torch::kCPU);
   ASSERT_TRUE(fp16);
-  EXPECT_GT(ampbench::train::gradient_cosine(*fp16, *fp32), 0.99);
+  EXPECT_GT(*ampbench::train::gradient_cosine(*fp16, *fp32), 0.99);
+}
+
+// A zero gradient has no direction: its cosine with anything is undefined, not 0/0 = NaN in a report; so is
+// one that is not finite.
+TEST(Trainer, TheGradientCosineIsUndefinedForAZeroOrNonFiniteGradient) {
+  const auto zero = torch::zeros({5}), some = torch::arange(5, torch::kFloat32);
+  EXPECT_EQ(ampbench::train::gradient_cosine(zero, some), std::nullopt);
+  EXPECT_EQ(ampbench::train::gradient_cosine(some, zero), std::nullopt);
+  auto infinite = some.clone();
+  infinite[2] = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(ampbench::train::gradient_cosine(infinite, some), std::nullopt);
+  EXPECT_NEAR(*ampbench::train::gradient_cosine(some, 2 * some), 1.0, 1e-12);
 }
 
 // Taken a chunk at a time (vectors here span three chunks), the cosine equals the whole-vector formula.
@@ -175,7 +187,7 @@ TEST(Trainer, TheGradientCosineOfLongVectorsEqualsTheWholeVectorFormula) {
   const auto a = torch::randn({n}), b = a + 0.5 * torch::randn({n});
   const auto x = a.to(torch::kFloat64), y = b.to(torch::kFloat64);
   const double whole = (x.dot(y) / (x.norm() * y.norm())).item<double>();
-  EXPECT_NEAR(ampbench::train::gradient_cosine(a, b), whole, 1e-12);
+  EXPECT_NEAR(*ampbench::train::gradient_cosine(a, b), whole, 1e-12);
 }
 
 // Every mode's timed loop, data on the device and in host memory, under CUDA's sync-debug mode set to error:

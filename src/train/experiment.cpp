@@ -144,8 +144,11 @@ void Experiment::measure_first_gradients(ExperimentResult& result) const {
   if (!reference) return;
   for (auto mode : runnable_modes()) {
     if (mode == amp::PrecisionMode::fp32) continue;
-    if (auto gradient = gradient_in(mode))
-      result.grad_cosine_vs_fp32[mode] = gradient_cosine(*gradient, *reference);
+    const auto gradient = gradient_in(mode);
+    if (!gradient) continue;
+    // A zero gradient on either side has no direction to compare: no cosine, shown as "-".
+    if (const auto cosine = gradient_cosine(*gradient, *reference))
+      result.grad_cosine_vs_fp32[mode] = *cosine;
   }
 }
 

@@ -73,7 +73,7 @@ std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, model
   return gradient;
 }
 
-double gradient_cosine(const torch::Tensor& a, const torch::Tensor& b) {
+std::optional<double> gradient_cosine(const torch::Tensor& a, const torch::Tensor& b) {
   // In fp64 a chunk at a time: whole fp64 copies of both would take four times a gradient's fp32 size.
   double dot = 0, a_squared = 0, b_squared = 0;
   for (int64_t start = 0; start < a.numel(); start += kCosineChunk) {
@@ -83,7 +83,9 @@ double gradient_cosine(const torch::Tensor& a, const torch::Tensor& b) {
     a_squared += x.dot(x).item<double>();
     b_squared += y.dot(y).item<double>();
   }
-  return dot / (std::sqrt(a_squared) * std::sqrt(b_squared));
+  const double cosine = dot / (std::sqrt(a_squared) * std::sqrt(b_squared));
+  if (!std::isfinite(cosine)) return std::nullopt;
+  return cosine;
 }
 
 }  // namespace ampbench::train

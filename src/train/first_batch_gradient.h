@@ -19,7 +19,8 @@ std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, model
                                                   const TrainerOptions& options, const data::Dataset& dataset,
                                                   const torch::Device& device);
 
-// cos(a, b) of two vectors of one length, accumulated in double.
-double gradient_cosine(const torch::Tensor& a, const torch::Tensor& b);
+// cos(a, b) of two vectors of one length, accumulated in double; nullopt where it is undefined (a zero
+// vector has no direction) or not finite.
+std::optional<double> gradient_cosine(const torch::Tensor& a, const torch::Tensor& b);
 
 }  // namespace ampbench::train
