@@ -22,7 +22,7 @@ namespace ampbench::report {
 // is empty means "undefined here" and is written as null / an empty cell, never as 0.
 
 // report.json's shape. Any change to it (a field or an enum value added, removed, renamed or given another
-// meaning) raises the version, and docs/report.schema.json follows; the README lists the versions.
+// meaning) raises the version, and docs/report.schema.json follows; docs/reports.md lists the versions.
 constexpr int kSchemaVersion = 9;
 
 struct StepPercentiles {
