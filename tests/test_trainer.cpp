@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "config/experiment_config.h"
+#include "config/memory_estimate.h"
 #include "data/batch_order.h"
 #include "data/load_dataset.h"
 #include "experiment_runs.h"
@@ -138,6 +139,25 @@ TEST(Trainer, StaticMemoryIsWeightsGradientsAndMomentumTheSameInEveryMode) {
     EXPECT_GE(*trial.memory.static_bytes, weights_gradients_momentum);
     EXPECT_LT(*trial.memory.static_bytes, weights_gradients_momentum + 64 * 1024);
     EXPECT_GT(*trial.memory.activation_peak_bytes(), 0);
+  }
+}
+
+// What the memory estimate counts on the training device for each optimizer is what a trial holds as static
+// memory, less a few small tensors (the batch order, the loss sum, AdamW's step counters).
+TEST(Trainer, TheEstimatedTrainingStateIsTheMeasuredStaticMemory) {
+  const nlohmann::json optimizers[] = {
+      {{"type", "sgd"}, {"momentum", 0.9}}, {{"type", "sgd"}, {"momentum", 0.0}}, {{"type", "adamw"}}};
+  for (const auto& optimizer : optimizers) {
+    SCOPED_TRACE(optimizer.dump());
+    auto doc = fp16_config(1, 1.0);
+    doc["model"]["options"] = {{"width", 512}, {"depth", 2}};
+    doc["train"] = {{"epochs", 1}, {"batch_size", 16}, {"optimizer", optimizer}};
+    doc["precision"] = {{"modes", {"fp32"}}};
+    const auto estimate = ampbench::config::estimate_memory(ampbench::config::parse_experiment_config(doc));
+    const auto measured = run(doc).trials.at(0).memory.static_bytes;
+    ASSERT_TRUE(measured);
+    EXPECT_GE(double(*measured), estimate.training_bytes);
+    EXPECT_LT(double(*measured), estimate.training_bytes + 64 * 1024);
   }
 }
 

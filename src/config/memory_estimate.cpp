@@ -1,7 +1,5 @@
 #include "config/memory_estimate.h"
 
-#include <variant>
-
 #include <spdlog/fmt/fmt.h>
 
 #include "measure/host_memory.h"
@@ -38,17 +36,12 @@ std::optional<std::string> gpu_shortfall(const MemoryEstimate& estimate, const M
 
 }  // namespace
 
-int optimizer_slots(const optim::OptimizerOptions& optimizer) {
-  if (const auto* sgd = std::get_if<optim::SgdOptions>(&optimizer)) return sgd->momentum() != 0.0 ? 1 : 0;
-  return 2;
-}
-
 MemoryEstimate estimate_memory(const ExperimentConfig& config) {
   const auto size = config.model.spec->size();
   MemoryEstimate estimate;
   estimate.parameters = size.parameters;
   // Weights and gradients, then the optimizer's state, all per parameter; buffers once.
-  const double per_parameter = 2 + optimizer_slots(config.train.optimizer);
+  const double per_parameter = 2 + optim::state_per_parameter(config.train.optimizer);
   estimate.training_bytes = (per_parameter * size.parameters + size.buffers) * kFp32Bytes;
   // The run's initial state, and a second seed's while fidelity trains from other seeds.
   const double copies = config.precision.fidelity_seeds > 1 ? 2 : 1;

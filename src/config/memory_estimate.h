@@ -19,10 +19,6 @@ struct MemoryEstimate {
 
 MemoryEstimate estimate_memory(const ExperimentConfig& config);
 
-// The optimizer's state per parameter, in fp32 elements: SGD's momentum (none at momentum 0), AdamW's two
-// moments.
-int optimizer_slots(const optim::OptimizerOptions& optimizer);
-
 // What this machine offers a run, in bytes.
 struct MemoryOnHand {
   std::optional<double> host_available;  // host memory available now; unknown off Linux

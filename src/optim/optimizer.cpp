@@ -100,6 +100,11 @@ void FusedAdamW::step(const std::optional<torch::Tensor>& found_inf) {
   if (found_inf) at::_foreach_add_(gathered_steps_, *found_inf, /*alpha=*/-1);
 }
 
+int state_per_parameter(const OptimizerOptions& options) {
+  if (const auto* sgd = std::get_if<SgdOptions>(&options)) return sgd->momentum() != 0.0 ? 1 : 0;
+  return 2;
+}
+
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerOptions& options,
                                           std::vector<torch::Tensor> params) {
   if (const auto* adamw = std::get_if<AdamWOptions>(&options)) {

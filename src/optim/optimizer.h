@@ -95,6 +95,10 @@ class FusedAdamW final : public Optimizer {
   std::vector<torch::Tensor> gathered_exp_avgs_, gathered_exp_avg_sqs_, gathered_steps_;
 };
 
+// The state these options keep per parameter element, in fp32 elements: SGD's momentum buffer (none at
+// momentum 0), AdamW's two moments. (AdamW's step counters, one scalar per tensor, are left out.)
+int state_per_parameter(const OptimizerOptions& options);
+
 // The fused optimizer these options name, over `params`.
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerOptions& options, std::vector<torch::Tensor> params);
 
