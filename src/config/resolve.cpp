@@ -60,15 +60,15 @@ void check_sample_counts(const data::DataOptions& data, const data::Dataset& dat
   }
 }
 
-// The config's model resolved again for the data as read; its data options take the data's shape.
-std::shared_ptr<const models::ModelSpec> refitted_model(ExperimentConfig& config,
-                                                        const data::Dataset& dataset) {
+// Gives the config's data options the data's shape and classes, and resolves its model again for them.
+void refit_to(ExperimentConfig& config, const data::Dataset& dataset) {
   config.data.fit_to(dataset.sample_shape, dataset.num_classes);
   const auto options = config.model.spec->options_json();
   util::ObjectReader reader(options, "/model/options");
   try {
-    return models::find_model(config.model.type)
-        ->read(reader, {config.data.sample_shape(), config.data.classes(), config.data.is_language_model()});
+    config.model.spec = models::find_model(config.model.type)
+                            ->read(reader, {config.data.sample_shape(), config.data.classes(),
+                                            config.data.is_language_model()});
   } catch (const util::InputError& e) {
     throw e.located("/data/" + data::to_string(config.data.source()));
   }
@@ -95,7 +95,7 @@ data::Dataset load_data(const ExperimentConfig& config, const torch::Device& dev
 ExperimentConfig fitted_to(ExperimentConfig config, const data::Dataset& dataset,
                            const torch::Device& device) {
   if (dataset.sample_shape != config.data.sample_shape() || dataset.num_classes != config.data.classes())
-    config.model.spec = refitted_model(config, dataset);
+    refit_to(config, dataset);
   if (!config.data.sizes_known()) check_fits_memory(config, device);
   return config;
 }
