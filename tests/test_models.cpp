@@ -119,7 +119,7 @@ TEST(Models, GptIsCausalAndPredictsEveryPosition) {
 
 TEST(Flops, ResNetForwardMultiplyAddsMatchTheKnownFigures) {
   auto macs = [](const std::string& name, std::vector<int64_t> shape, int64_t classes) {
-    return double(spec(name, {{"stem", "imagenet"}}, InputSpec{shape, classes})->forward_macs());
+    return spec(name, {{"stem", "imagenet"}}, InputSpec{shape, classes})->forward_macs();
   };
   // The usual figures for torchvision's models at 224x224: ResNet-50 4.1 G and ResNet-18 1.8 G multiply-adds.
   EXPECT_NEAR(macs("resnet50", {3, 224, 224}, 1000), 4.1e9, 0.02 * 4.1e9);
@@ -233,7 +233,7 @@ TEST(Models, LlamaRefusesHeadsThatDoNotFit) {
 TEST(Flops, VitB16MatchesTorchvisionsFigure) {
   // torchvision gives vit_b_16 17.56 "GFLOPS", counted as multiply-adds.
   auto macs = spec("vit", nlohmann::json::object(), InputSpec{{3, 224, 224}, 1000})->forward_macs();
-  EXPECT_NEAR(double(macs), 17.56e9, 0.005e9);
+  EXPECT_NEAR(macs, 17.56e9, 0.005e9);
 }
 
 // Options within their ranges whose count is past int64 (a ViT of 1x1 patches on a 65536 x 65536 image

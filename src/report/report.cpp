@@ -54,7 +54,7 @@ RunContext make_run_context(const config::ExperimentConfig& config, measure::Env
                      {},
                      {}};
   // 2 FLOPs per multiply-add; training is forward + backward, about 3x the forward pass.
-  context.train_flops_per_sample = 6.0 * double(config.model.spec->forward_macs());
+  context.train_flops_per_sample = 6.0 * config.model.spec->forward_macs();
   const bool on_gpu = context.environment.device.starts_with("cuda");
   for (auto mode : config.precision.modes) {
     std::optional<double> peak;
