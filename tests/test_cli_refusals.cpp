@@ -95,7 +95,7 @@ TEST_F(Cli, MalformedJsonExitsTwo) {
 TEST_F(Cli, UsageErrorsExitTwo) {
   auto config = write_config(tiny_config()).string();
   for (const std::string& args :
-       std::vector<std::string>{"--config " + config + " --modes fp32,fp8",
+       std::vector<std::string>{"--config " + config + " --modes fp32,fp4",
                                 "--config " + config + " --epochs 0", "--config " + config + " --device tpu",
                                 "--no-such-option", "", "--config " + (dir_ / "missing.json").string(),
                                 "--config " + config + " --inject-fault nan:bf16:0",
@@ -151,6 +151,8 @@ TEST_F(Cli, CommandLineValuesAreCheckedWithTheOptionNamed) {
   refused("--modes fp32 --inject-fault nan:bf16:2",
           "usage error: --inject-fault: mode bf16 is not among the modes that run here");
   refused("--inject-fault nan:fp32:9", "usage error: --inject-fault: step 9 is past a trial's last step (8)");
+  refused("--modes fp32 --inject-fault fp8scale:fp32:1",
+          "usage error: --inject-fault: mode fp32 has no float8 scales");
   refused("--inject-fault nan:fp32:2:2",
           "usage error: --inject-fault: trial 2 is past the last trial of each mode (1)");
   refused("--inject-fault nan:fp32:2:0", "usage error: --inject-fault: expected KIND:MODE:STEP[:TRIAL]");

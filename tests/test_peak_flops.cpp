@@ -19,6 +19,10 @@ TEST(PeakFlops, EachVariantGetsItsOwnDataSheetFigures) {
   EXPECT_EQ(dense_peak_tflops("NVIDIA A10", PrecisionMode::tf32), 62.5);
   EXPECT_EQ(dense_peak_tflops("NVIDIA L40S", PrecisionMode::fp32), 91.6);
   EXPECT_EQ(dense_peak_tflops("NVIDIA L4", PrecisionMode::fp16), 121.0);
+  EXPECT_EQ(dense_peak_tflops("NVIDIA H100 80GB HBM3", PrecisionMode::fp8), 1978.9);
+  EXPECT_EQ(dense_peak_tflops("NVIDIA H200", PrecisionMode::fp8_rowwise), 1978.9);
+  EXPECT_EQ(dense_peak_tflops("NVIDIA H100 PCIe", PrecisionMode::fp8), 1513.0);
+  EXPECT_EQ(dense_peak_tflops("NVIDIA L40S", PrecisionMode::fp8), 733.0);
 }
 
 TEST(PeakFlops, AnUnknownDeviceOrFormatHasNoFigure) {
@@ -29,6 +33,7 @@ TEST(PeakFlops, AnUnknownDeviceOrFormatHasNoFigure) {
   EXPECT_FALSE(dense_peak_tflops("NVIDIA A10G", PrecisionMode::fp16).has_value());
   EXPECT_FALSE(dense_peak_tflops("Tesla V100-SXM2-16GB", PrecisionMode::bf16).has_value());  // no bf16 units
   EXPECT_EQ(dense_peak_tflops("Tesla V100-SXM2-16GB", PrecisionMode::fp16), 125.0);
+  EXPECT_FALSE(dense_peak_tflops("NVIDIA A100-SXM4-80GB", PrecisionMode::fp8).has_value());  // no fp8 units
 }
 
 }  // namespace

@@ -76,6 +76,24 @@ TEST(ModeSupport, Bf16AndTf32NeedAmpere) {
   }
 }
 
+TEST(ModeSupport, TheFp8ModesNeedAdaOrHopperAndRunOnTheCpuWithACaveat) {
+  const ComputeCapability ampere{8, 6}, ada{8, 9}, hopper{9, 0};
+  for (auto mode : {PrecisionMode::fp8, PrecisionMode::fp8_rowwise}) {
+    SCOPED_TRACE(std::string(ampbench::amp::to_string(mode)));
+    auto old = check_mode_support(mode, DeviceType::CUDA, ampere);
+    ASSERT_TRUE(old.skip_reason);
+    EXPECT_NE(old.skip_reason->find("8.9"), std::string::npos) << *old.skip_reason;
+    EXPECT_NE(old.skip_reason->find("8.6"), std::string::npos) << *old.skip_reason;
+    EXPECT_FALSE(check_mode_support(mode, DeviceType::CUDA, ada).skip_reason);
+    EXPECT_FALSE(check_mode_support(mode, DeviceType::CUDA, hopper).caveat);
+    auto cpu = check_mode_support(mode, DeviceType::CPU, std::nullopt);
+    EXPECT_FALSE(cpu.skip_reason);
+    ASSERT_TRUE(cpu.caveat);
+    EXPECT_EQ(cpu.caveat->kind, ampbench::amp::ModeCaveat::Kind::no_float8_arithmetic);
+    EXPECT_NE(cpu.caveat->reason.find("slower than bf16"), std::string::npos);
+  }
+}
+
 TEST(ModeSupport, Fp16BelowVoltaRunsWithACaveat) {
   auto pascal = check_mode_support(PrecisionMode::fp16, DeviceType::CUDA, ComputeCapability{6, 1});
   EXPECT_FALSE(pascal.skip_reason);

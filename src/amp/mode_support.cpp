@@ -32,6 +32,19 @@ std::string missing_instructions(PrecisionMode mode, measure::CpuArchitecture ar
                                      : "neither AVX512-BF16 nor AMX-BF16";
 }
 
+bool is_float8(PrecisionMode mode) {
+  return mode == PrecisionMode::fp8 || mode == PrecisionMode::fp8_rowwise;
+}
+
+// No CPU multiplies float8: at::_scaled_mm's CPU kernel converts its operands and multiplies in fp32. The
+// mode's figures show float8's numerics (the same scales and casts as on a GPU), not its speed.
+ModeCaveat float8_on_the_cpu() {
+  return {ModeCaveat::Kind::no_float8_arithmetic,
+          "no CPU multiplies float8: LibTorch's CPU at::_scaled_mm converts the operands and multiplies in "
+          "fp32, so expect fp8 to be slower than bf16; its losses show float8's numerics, not its speed",
+          "compare on a GPU of compute capability 8.9 or newer (Ada, Hopper) to see what float8 buys"};
+}
+
 }  // namespace
 
 ModeSupport check_mode_support(PrecisionMode mode, c10::DeviceType device_type,
@@ -41,6 +54,7 @@ ModeSupport check_mode_support(PrecisionMode mode, c10::DeviceType device_type,
     if (mode == PrecisionMode::tf32) {
       return {"TF32 is a format of NVIDIA tensor cores (compute capability 8.0+); the CPU has none", {}};
     }
+    if (is_float8(mode)) return {{}, float8_on_the_cpu()};
     if (cpu && mode == PrecisionMode::fp16 && !cpu->fp16) {
       return {{},
               no_16bit_arithmetic(
@@ -63,6 +77,12 @@ ModeSupport check_mode_support(PrecisionMode mode, c10::DeviceType device_type,
   const auto& c = *capability;
   if ((mode == PrecisionMode::bf16 || mode == PrecisionMode::tf32) && !at_least(c, 8, 0)) {
     return {std::string(to_string(mode)) + " needs compute capability 8.0 or newer; this GPU has " + text(c),
+            {}};
+  }
+  if (is_float8(mode) && !at_least(c, 8, 9)) {
+    return {std::string(to_string(mode)) +
+                " needs float8 tensor cores, compute capability 8.9 (Ada, Hopper) or newer; this GPU has " +
+                text(c),
             {}};
   }
   if (mode == PrecisionMode::fp16 && !at_least(c, 7, 0)) {

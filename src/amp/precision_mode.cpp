@@ -14,11 +14,22 @@ std::string_view to_string(PrecisionMode mode) {
       return "fp16";
     case PrecisionMode::bf16:
       return "bf16";
+    case PrecisionMode::fp8:
+      return "fp8";
+    case PrecisionMode::fp8_rowwise:
+      return "fp8-rowwise";
   }
   return "unknown";
 }
 
 const std::vector<PrecisionMode>& all_precision_modes() {
+  static const std::vector<PrecisionMode> modes{PrecisionMode::fp32, PrecisionMode::tf32,
+                                                PrecisionMode::fp16, PrecisionMode::bf16,
+                                                PrecisionMode::fp8,  PrecisionMode::fp8_rowwise};
+  return modes;
+}
+
+const std::vector<PrecisionMode>& default_precision_modes() {
   static const std::vector<PrecisionMode> modes{PrecisionMode::fp32, PrecisionMode::tf32, PrecisionMode::fp16,
                                                 PrecisionMode::bf16};
   return modes;
@@ -51,6 +62,8 @@ std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode) {
     case PrecisionMode::fp16:
       return c10::ScalarType::Half;
     case PrecisionMode::bf16:
+    case PrecisionMode::fp8:
+    case PrecisionMode::fp8_rowwise:
       return c10::ScalarType::BFloat16;
     case PrecisionMode::fp32:
     case PrecisionMode::tf32:
@@ -61,6 +74,6 @@ std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode) {
 
 bool needs_grad_scaler(PrecisionMode mode) { return mode == PrecisionMode::fp16; }
 
-bool allows_tf32(PrecisionMode mode) { return mode == PrecisionMode::tf32 || mode == PrecisionMode::bf16; }
+bool allows_tf32(PrecisionMode mode) { return mode != PrecisionMode::fp32 && mode != PrecisionMode::fp16; }
 
 }  // namespace ampbench::amp

@@ -11,8 +11,9 @@ namespace ampbench::amp {
 
 // The precision modes ampbench compares. Weights always stay fp32 (master weights); a mode only decides
 // what autocast runs forward + loss in, whether a GradScaler guards the fp16 gradients, and whether
-// CUDA may run fp32 matmuls and convolutions in TF32. fp32 is the strict baseline: TF32 off.
-enum class PrecisionMode { fp32, tf32, fp16, bf16 };
+// CUDA may run fp32 matmuls and convolutions in TF32. fp32 is the strict baseline: TF32 off. fp8 and
+// fp8-rowwise are bf16 with every linear layer's matrix products in float8 (amp/float8_linear.h).
+enum class PrecisionMode { fp32, tf32, fp16, bf16, fp8, fp8_rowwise };
 
 std::string_view to_string(PrecisionMode mode);
 std::optional<PrecisionMode> parse_precision_mode(std::string_view name);
@@ -20,6 +21,9 @@ std::optional<PrecisionMode> parse_precision_mode(std::string_view name);
 // location, which the caller adds) that lists the modes there are.
 PrecisionMode precision_mode_named(std::string_view name);
 const std::vector<PrecisionMode>& all_precision_modes();
+// The modes a config runs when it names none: the four of automatic mixed precision. float8 changes the
+// model's linear layers, not only autocast, so a config asks for it by name.
+const std::vector<PrecisionMode>& default_precision_modes();
 // Comma-separated names of these modes (by default all of them), for messages and help text.
 std::string precision_mode_names(const std::vector<PrecisionMode>& modes = all_precision_modes());
 
@@ -27,8 +31,8 @@ std::string precision_mode_names(const std::vector<PrecisionMode>& modes = all_p
 std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode);
 // fp16's narrow exponent range needs loss scaling; bf16 has fp32's range and does not.
 bool needs_grad_scaler(PrecisionMode mode);
-// Whether CUDA's fp32 matmuls and convolutions may use TF32 tensor cores: tf32, and bf16 (whose ops that
-// autocast leaves in fp32 get TF32 as in PyTorch's usual bf16 recipe). No effect on the CPU.
+// Whether CUDA's fp32 matmuls and convolutions may use TF32 tensor cores: tf32, and bf16 and fp8 (whose ops
+// that autocast leaves in fp32 get TF32 as in PyTorch's usual bf16 recipe). No effect on the CPU.
 bool allows_tf32(PrecisionMode mode);
 
 }  // namespace ampbench::amp

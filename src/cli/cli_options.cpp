@@ -32,7 +32,7 @@ namespace {
 void add_debug_options(CLI::App& app, CliOptions& options) {
   app.add_option("--inject-fault", options.inject_fault,
                  "testing: plant a fault, KIND:MODE:STEP[:TRIAL] with KIND "
-                 "nan|oom|error|sigint|sigterm|sighup|sigquit|sigstop|slow "
+                 "nan|oom|error|sigint|sigterm|sighup|sigquit|sigstop|slow|fp8scale "
                  "(e.g. nan:bf16:5)")
       ->group("Debug")
       ->check(CLI::Validator(
@@ -139,9 +139,9 @@ void add_training_options(CLI::App& app, CliOptions& options) {
 
 void add_options(CLI::App& app, CliOptions& options) {
   app.description(
-      "ampbench: trains one model in each precision mode (fp32, tf32, fp16 + GradScaler, bf16) from the\n"
-      "same initial weights on the same data, and reports epoch time, peak memory and validation loss\n"
-      "side by side.");
+      "ampbench: trains one model in each precision mode (fp32, tf32, fp16 + GradScaler, bf16; fp8 and\n"
+      "fp8-rowwise on request) from the same initial weights on the same data, and reports epoch time,\n"
+      "peak memory and validation loss side by side.");
   app.set_version_flag("--version", version_text());
   app.add_option("-c,--config", options.config_path, "experiment config (JSON)")->check(CLI::ExistingPath);
   app.add_option("--modes", options.modes, "precision modes to run, in order (default: the config's)")

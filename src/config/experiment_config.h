@@ -37,7 +37,7 @@ struct TrainConfig {
 };
 
 struct PrecisionConfig {
-  std::vector<amp::PrecisionMode> modes = amp::all_precision_modes();
+  std::vector<amp::PrecisionMode> modes = amp::default_precision_modes();
   amp::GradScalerOptions grad_scaler;
   // Fidelity passes when |val loss - fp32's| is at most this (in the loss's units, nats).
   double fidelity_tolerance = 0.05;

@@ -8,7 +8,7 @@
 namespace ampbench::report {
 namespace {
 
-constexpr util::EnumNames<WarningKind, 21> kWarningNames{{
+constexpr util::EnumNames<WarningKind, 22> kWarningNames{{
     {WarningKind::diverged, "diverged"},
     {WarningKind::oom, "oom"},
     {WarningKind::failed, "failed"},
@@ -16,6 +16,7 @@ constexpr util::EnumNames<WarningKind, 21> kWarningNames{{
     {WarningKind::skipped, "skipped"},
     {WarningKind::no_tensor_cores, "no_tensor_cores"},
     {WarningKind::no_16bit_arithmetic, "no_16bit_arithmetic"},
+    {WarningKind::no_float8_arithmetic, "no_float8_arithmetic"},
     {WarningKind::scale_collapse, "scale_collapse"},
     {WarningKind::data_on_host, "data_on_host"},
     {WarningKind::outlier, "outlier"},

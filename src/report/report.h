@@ -23,7 +23,7 @@ namespace ampbench::report {
 
 // report.json's shape. Any change to it (a field or an enum value added, removed, renamed or given another
 // meaning) raises the version, and docs/report.schema.json follows; docs/reports.md lists the versions.
-constexpr int kSchemaVersion = 9;
+constexpr int kSchemaVersion = 10;
 
 struct StepPercentiles {
   double p50 = 0, p90 = 0, p99 = 0;
@@ -85,6 +85,9 @@ struct ModeSummary {
   std::optional<double> mfu;                          // achieved / peak
   std::optional<double> speedup_vs_fp32;              // median trial throughput / fp32's
   std::optional<measure::Interval> speedup_interval;  // 95 % bootstrap over trials (>= 2 per mode; not fp32)
+  // The fp8 modes, where bf16 ran too: what float8 adds to bf16, the mode it is built on.
+  std::optional<double> speedup_vs_bf16;
+  std::optional<measure::Interval> speedup_vs_bf16_interval;
   std::optional<double> memory_ratio_vs_fp32;
   std::optional<double> activation_ratio_vs_fp32;
   std::optional<double> val_loss_delta_vs_fp32;
@@ -117,6 +120,7 @@ enum class WarningKind {
   skipped,
   no_tensor_cores,
   no_16bit_arithmetic,
+  no_float8_arithmetic,
   scale_collapse,
   data_on_host,
   outlier,

@@ -43,12 +43,21 @@ void data_on_host(const RunReport& report, std::vector<Warning>& out) {
                  "use fewer train_samples to compare the modes on training alone"});
 }
 
+WarningKind warning_for(amp::ModeCaveat::Kind kind) {
+  switch (kind) {
+    case amp::ModeCaveat::Kind::no_tensor_cores:
+      return WarningKind::no_tensor_cores;
+    case amp::ModeCaveat::Kind::no_16bit_arithmetic:
+      return WarningKind::no_16bit_arithmetic;
+    case amp::ModeCaveat::Kind::no_float8_arithmetic:
+      return WarningKind::no_float8_arithmetic;
+  }
+  return WarningKind::no_16bit_arithmetic;
+}
+
 void mode_caveats(const RunReport& report, std::vector<Warning>& out) {
   for (const auto& [mode, caveat] : report.measured.mode_caveats) {
-    const auto kind = caveat.kind == amp::ModeCaveat::Kind::no_tensor_cores
-                          ? WarningKind::no_tensor_cores
-                          : WarningKind::no_16bit_arithmetic;
-    out.push_back({kind, mode, mode_name(mode) + ": " + caveat.reason, caveat.advice});
+    out.push_back({warning_for(caveat.kind), mode, mode_name(mode) + ": " + caveat.reason, caveat.advice});
   }
 }
 
@@ -159,7 +168,7 @@ void profile_findings(const RunReport& report, std::vector<Warning>& out) {
     out.push_back(
         {WarningKind::precision_not_applied, p.mode,
          mode_name(p.mode) + format(": precision not applied: only %.1f%% of the matrix FLOPs ran in "
-                                    "16-bit (under %.0f%%)",
+                                    "16-bit or float8 (under %.0f%%)",
                                     100 * *share, 100 * kMinLowPrecisionFlopShare),
          "see the profile's fp32 ops under autocast: an op autocast does not cover, or a model that "
          "casts back to fp32"});

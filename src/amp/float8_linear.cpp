@@ -1,0 +1,154 @@
+#include "amp/float8_linear.h"
+
+#include <unordered_map>
+
+#include <ATen/autocast_mode.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
+
+namespace ampbench::amp {
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// at::_scaled_mm's rule for every dimension of its operands, checked before a layer runs in float8.
+constexpr int64_t kFloat8Multiple = 16;
+
+thread_local const Float8Scope* active_scope = nullptr;
+
+// One operand of a product, cast along its rows: its float8 data, the scales it was cast with and
+// the amax they came from.
+struct Operand {
+  torch::Tensor data, scale, amax;
+  // The operand as the second factor of a product: column-major data, scales per column.
+  Operand t() const { return {data.t(), scale.dim() == 2 ? scale.t() : scale, amax}; }
+};
+
+Operand cast_rows(const torch::Tensor& x, Float8Operand role, const Float8Settings& settings) {
+  const auto format = float8_format(settings.recipe, role);
+  auto amax = float8_amax(x, settings.recipe, /*dim=*/-1);
+  auto scale = float8_scale(amax, format, settings.recipe);
+  if (settings.scale_multiplier != 1.0) scale = scale * settings.scale_multiplier;
+  return {to_float8(x, scale, format), scale, amax};
+}
+
+torch::Tensor product(const Operand& a, const Operand& b, c10::ScalarType out_dtype, bool fast_accumulation) {
+  return scaled_matmul(a.data, a.scale, b.data, b.scale, out_dtype, fast_accumulation);
+}
+
+// The three products of a linear layer, structured as torchao's matmul_with_hp_or_float8_args: the
+// high-precision input and weight are saved and cast again in backward, along the axes each product
+// needs. Only the output's product uses fast accumulation, as in torchao's recipes.
+class Float8Matmul : public torch::autograd::Function<Float8Matmul> {
+ public:
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& input, const torch::Tensor& weight,
+                               Float8Settings settings, c10::intrusive_ptr<Float8LayerRecord> record) {
+    // Autocast would cast the float8 operands back to 16-bit; the casts here are explicit.
+    c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::autocast_dispatch_keyset);
+    ctx->save_for_backward({input, weight});
+    ctx->saved_data["recipe"] = static_cast<int64_t>(settings.recipe);
+    ctx->saved_data["scale_multiplier"] = settings.scale_multiplier;
+    ctx->saved_data["record"] = record ? c10::IValue::make_capsule(record) : c10::IValue();
+    const auto rows = input.reshape({-1, input.size(-1)});
+    const auto x = cast_rows(rows, Float8Operand::input, settings);
+    const auto w = cast_rows(weight, Float8Operand::weight, settings);
+    if (record) {
+      record->input_amax = x.amax;
+      record->weight_amax = w.amax;
+    }
+    auto out = product(x, w.t(), input.scalar_type(), /*fast_accumulation=*/true);
+    auto shape = input.sizes().vec();
+    shape.back() = weight.size(0);
+    return out.view(shape);
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto& input = saved[0];
+    const auto& weight = saved[1];
+    const Float8Settings settings{static_cast<Float8Recipe>(ctx->saved_data["recipe"].toInt()),
+                                  ctx->saved_data["scale_multiplier"].toDouble()};
+    const auto go = grads[0].reshape({-1, weight.size(0)});
+    const auto rows = input.reshape({-1, input.size(-1)});
+    // grad_input = grad_output @ weight, scaled along grad_output's rows and weight's columns.
+    const auto g = cast_rows(go.contiguous(), Float8Operand::grad_output, settings);
+    const auto w = cast_rows(weight.t().contiguous(), Float8Operand::weight, settings);
+    auto grad_input = product(g, w.t(), go.scalar_type(), /*fast_accumulation=*/false).view(input.sizes());
+    // grad_weight = grad_output^T @ input, scaled along both operands' columns.
+    const auto gt = cast_rows(go.t().contiguous(), Float8Operand::grad_output, settings);
+    const auto xt = cast_rows(rows.t().contiguous(), Float8Operand::input, settings);
+    auto grad_weight = product(gt, xt.t(), go.scalar_type(), /*fast_accumulation=*/false);
+    if (auto& capsule = ctx->saved_data["record"]; capsule.isCapsule()) {
+      c10::static_intrusive_pointer_cast<Float8LayerRecord>(capsule.toCapsule())->grad_output_amax = g.amax;
+    }
+    return {grad_input, grad_weight, torch::Tensor(), torch::Tensor()};
+  }
+};
+
+std::string shape_text(int64_t rows, int64_t in, int64_t out) {
+  return std::to_string(rows) + " x " + std::to_string(in) + " -> " + std::to_string(out);
+}
+
+}  // namespace
+
+std::optional<Float8Recipe> float8_recipe(PrecisionMode mode) {
+  if (mode == PrecisionMode::fp8) return Float8Recipe::tensorwise;
+  if (mode == PrecisionMode::fp8_rowwise) return Float8Recipe::rowwise;
+  return std::nullopt;
+}
+
+std::optional<Float8Settings> float8_settings(PrecisionMode mode, double scale_multiplier) {
+  const auto recipe = float8_recipe(mode);
+  if (!recipe) return std::nullopt;
+  return Float8Settings{*recipe, scale_multiplier};
+}
+
+c10::intrusive_ptr<Float8LayerRecord> Float8Layers::record_for(const torch::Tensor& weight) {
+  for (auto& [w, record] : records_) {
+    if (w.is_same(weight)) return record;
+  }
+  auto record = c10::make_intrusive<Float8LayerRecord>();
+  record->out_features = weight.size(0);
+  record->in_features = weight.size(1);
+  records_.emplace_back(weight, record);
+  return record;
+}
+
+Float8Scope::Float8Scope(std::optional<Float8Settings> settings, Float8Layers* layers)
+    : previous_(active_scope), settings_(settings), layers_(layers) {
+  active_scope = settings ? this : nullptr;
+}
+
+Float8Scope::~Float8Scope() { active_scope = previous_; }
+
+const Float8Scope* Float8Scope::active() { return active_scope; }
+
+torch::Tensor float8_matmul(const torch::Tensor& input, const torch::Tensor& weight,
+                            const Float8Settings& settings,
+                            const c10::intrusive_ptr<Float8LayerRecord>& record) {
+  return Float8Matmul::apply(input, weight, settings, record);
+}
+
+torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias) {
+  if (!active_scope) return at::linear(input, weight, bias);
+  const auto device = input.device().type();
+  const auto x =
+      at::autocast::is_autocast_enabled(device) ? input.to(at::autocast::get_autocast_dtype(device)) : input;
+  const int64_t rows = x.numel() / x.size(-1);
+  auto record = active_scope->layers() ? active_scope->layers()->record_for(weight)
+                                       : c10::intrusive_ptr<Float8LayerRecord>();
+  const bool fits = rows % kFloat8Multiple == 0 && weight.size(0) % kFloat8Multiple == 0 &&
+                    weight.size(1) % kFloat8Multiple == 0;
+  if (!fits) {
+    if (record) {
+      ++record->bf16_calls;
+      record->bf16_why = shape_text(rows, weight.size(1), weight.size(0)) + ": not all multiples of 16";
+    }
+    return at::linear(input, weight, bias);
+  }
+  if (record) ++record->float8_calls;
+  auto out = float8_matmul(x, weight, active_scope->settings(), record);
+  return bias.defined() ? out + bias.to(out.scalar_type()) : out;
+}
+
+}  // namespace ampbench::amp

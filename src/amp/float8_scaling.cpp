@@ -1,0 +1,67 @@
+#include "amp/float8_scaling.h"
+
+#include <ATen/ops/_scaled_mm.h>
+
+#include "util/enum_names.h"
+
+namespace ampbench::amp {
+namespace {
+
+// torchao's floor on amax: an all-zero tensor gets a large finite scale, not a division by zero.
+constexpr double kAmaxFloor = 1e-12;
+
+double largest_finite(c10::ScalarType format) {
+  return format == c10::ScalarType::Float8_e5m2 ? 57344.0 : 448.0;
+}
+
+bool rowwise_scales(const torch::Tensor& a_scale, const torch::Tensor& b_scale) {
+  return a_scale.dim() == 2 && b_scale.dim() == 2;
+}
+
+}  // namespace
+
+std::string_view to_string(Float8Recipe recipe) {
+  static constexpr util::EnumNames<Float8Recipe, 2> kNames{
+      {{Float8Recipe::tensorwise, "tensorwise"}, {Float8Recipe::rowwise, "rowwise"}}};
+  return util::name_of(kNames, recipe);
+}
+
+c10::ScalarType float8_format(Float8Recipe recipe, Float8Operand operand) {
+  const bool wide = recipe == Float8Recipe::tensorwise && operand == Float8Operand::grad_output;
+  return wide ? c10::ScalarType::Float8_e5m2 : c10::ScalarType::Float8_e4m3fn;
+}
+
+torch::Tensor float8_amax(const torch::Tensor& x, Float8Recipe recipe, int64_t dim) {
+  return recipe == Float8Recipe::tensorwise ? x.abs().max() : x.abs().amax({dim}, /*keepdim=*/true);
+}
+
+torch::Tensor float8_scale(const torch::Tensor& amax, c10::ScalarType format, Float8Recipe recipe) {
+  auto scale = (largest_finite(format) / amax.to(torch::kDouble).clamp_min(kAmaxFloor)).to(torch::kFloat);
+  return recipe == Float8Recipe::rowwise ? torch::exp2(torch::floor(torch::log2(scale))) : scale;
+}
+
+torch::Tensor to_float8(const torch::Tensor& x, const torch::Tensor& scale, c10::ScalarType format) {
+  const double max = largest_finite(format);
+  return (x.to(torch::kFloat) * scale).clamp(-max, max).to(format);
+}
+
+torch::Tensor scaled_matmul(const torch::Tensor& a, const torch::Tensor& a_scale, const torch::Tensor& b,
+                            const torch::Tensor& b_scale, c10::ScalarType out_dtype, bool fast_accumulation) {
+  auto a_inverse = a_scale.reciprocal(), b_inverse = b_scale.reciprocal();
+  const bool rowwise = rowwise_scales(a_scale, b_scale);
+  std::optional<torch::Tensor> afterwards;
+  if (rowwise && !fast_accumulation) {
+    // The rowwise kernel is slow without fast accumulation; the tensorwise one and a multiply are not.
+    afterwards = a_inverse * b_inverse;
+    a_inverse = torch::ones({}, a_inverse.options());
+    b_inverse = a_inverse;
+  }
+  // The rowwise kernel writes bf16 only.
+  const auto kernel_dtype = rowwise ? c10::ScalarType::BFloat16 : out_dtype;
+  auto out = at::_scaled_mm(a, b, a_inverse, b_inverse, /*bias=*/std::nullopt, /*scale_result=*/std::nullopt,
+                            kernel_dtype, fast_accumulation);
+  if (afterwards) out.mul_(*afterwards);
+  return out.scalar_type() == out_dtype ? out : out.to(out_dtype);
+}
+
+}  // namespace ampbench::amp

@@ -1,0 +1,194 @@
+// The float8 linear layer of the fp8 modes: its scales and casts, its three products against quantizing
+// with the same scales and multiplying in fp32, its edge cases, and when a layer runs in float8.
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "amp/float8_linear.h"
+#include "amp/float8_scaling.h"
+
+namespace {
+
+using ampbench::amp::Float8Layers;
+using ampbench::amp::Float8Operand;
+using ampbench::amp::Float8Recipe;
+using ampbench::amp::Float8Scope;
+using ampbench::amp::Float8Settings;
+using ampbench::amp::PrecisionMode;
+
+constexpr auto kE4m3 = c10::ScalarType::Float8_e4m3fn;
+constexpr auto kE5m2 = c10::ScalarType::Float8_e5m2;
+
+double scale_of(double amax, c10::ScalarType format, Float8Recipe recipe = Float8Recipe::tensorwise) {
+  return ampbench::amp::float8_scale(torch::tensor(amax), format, recipe).item<double>();
+}
+
+// x as the float8 product sees it: cast with `scale` along its rows (or whole), then back to fp32 and
+// divided by the scale.
+torch::Tensor dequantized(const torch::Tensor& x, Float8Recipe recipe, c10::ScalarType format) {
+  auto amax = ampbench::amp::float8_amax(x, recipe, -1);
+  auto scale = ampbench::amp::float8_scale(amax, format, recipe);
+  return ampbench::amp::to_float8(x, scale, format).to(torch::kFloat) / scale;
+}
+
+struct Products {
+  torch::Tensor output, grad_input, grad_weight;
+};
+
+// The three products of a linear layer quantized as the recipe says, multiplied in fp32.
+Products reference(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& go,
+                   Float8Recipe recipe) {
+  using ampbench::amp::float8_format;
+  const auto in = float8_format(recipe, Float8Operand::input),
+             wt = float8_format(recipe, Float8Operand::weight),
+             g = float8_format(recipe, Float8Operand::grad_output);
+  return {dequantized(x, recipe, in).mm(dequantized(w, recipe, wt).t()),
+          dequantized(go, recipe, g).mm(dequantized(w.t().contiguous(), recipe, wt).t()),
+          dequantized(go.t().contiguous(), recipe, g).mm(dequantized(x.t().contiguous(), recipe, in).t())};
+}
+
+Products ours(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& go,
+              const Float8Settings& s) {
+  auto input = x.clone().requires_grad_(), weight = w.clone().requires_grad_();
+  auto output = ampbench::amp::float8_matmul(input, weight, s);
+  output.backward(go);
+  return {output.detach(), input.grad(), weight.grad()};
+}
+
+double relative_error(const torch::Tensor& a, const torch::Tensor& b) {
+  return ((a - b).abs().max() / b.abs().max()).item<double>();
+}
+
+TEST(Float8Scaling, TheScaleMapsTheAmaxOntoTheFormatsLargestValue) {
+  EXPECT_FLOAT_EQ(scale_of(2.0, kE4m3), 224.0f);
+  EXPECT_FLOAT_EQ(scale_of(2.0, kE5m2), 28672.0f);
+  EXPECT_FLOAT_EQ(scale_of(2.0, kE4m3, Float8Recipe::rowwise), 128.0f);      // rounded down to a power of 2
+  EXPECT_FLOAT_EQ(scale_of(0.0, kE4m3), static_cast<float>(448.0 / 1e-12));  // finite: no division by 0
+  EXPECT_EQ(scale_of(std::numeric_limits<double>::infinity(), kE4m3), 0.0);
+  EXPECT_TRUE(std::isnan(scale_of(std::nan(""), kE4m3)));
+}
+
+TEST(Float8Scaling, TheCastSaturatesValuesBeyondTheFormatsRange) {
+  auto x = torch::tensor({1e6, -1e6, 1.0, std::nan("")});
+  auto cast = ampbench::amp::to_float8(x, torch::tensor(1.0f), kE4m3).to(torch::kFloat);
+  EXPECT_EQ(cast[0].item<float>(), 448.0f);
+  EXPECT_EQ(cast[1].item<float>(), -448.0f);
+  EXPECT_EQ(cast[2].item<float>(), 1.0f);
+  EXPECT_TRUE(std::isnan(cast[3].item<float>()));
+  EXPECT_EQ(
+      ampbench::amp::to_float8(x.narrow(0, 0, 1), torch::tensor(1.0f), kE5m2).to(torch::kFloat).item<float>(),
+      57344.0f);
+}
+
+TEST(Float8Linear, TensorwiseProductsEqualQuantizingAndMultiplyingInFp32) {
+  torch::manual_seed(0);
+  auto x = torch::randn({32, 48}), w = torch::randn({16, 48}) * 0.1, go = torch::randn({32, 16}) * 1e-3;
+  const auto want = reference(x, w, go, Float8Recipe::tensorwise);
+  const auto got = ours(x, w, go, {Float8Recipe::tensorwise});
+  EXPECT_LT(relative_error(got.output, want.output), 1e-6);
+  EXPECT_LT(relative_error(got.grad_input, want.grad_input), 1e-6);
+  EXPECT_LT(relative_error(got.grad_weight, want.grad_weight), 1e-6);
+  // Float8 is not fp32: the products differ from the unquantized ones by float8's rounding.
+  EXPECT_GT(relative_error(got.output, x.mm(w.t())), 1e-3);
+}
+
+TEST(Float8Linear, RowwiseProductsEqualQuantizingAndMultiplyingToBf16Rounding) {
+  torch::manual_seed(1);
+  // Rows of very different magnitudes: what per-row scales are for.
+  auto x = torch::randn({32, 48}) * torch::logspace(-3, 3, 32).unsqueeze(1), w = torch::randn({16, 48}),
+       go = torch::randn({32, 16});
+  const auto want = reference(x, w, go, Float8Recipe::rowwise);
+  const auto got = ours(x, w, go, {Float8Recipe::rowwise});
+  // The rowwise kernel writes bf16: two of bf16's units in the last place.
+  EXPECT_LT(relative_error(got.output, want.output), 8e-3);
+  EXPECT_LT(relative_error(got.grad_input, want.grad_input), 8e-3);
+  EXPECT_LT(relative_error(got.grad_weight, want.grad_weight), 8e-3);
+  // A tensorwise cast of the same rows loses the small ones: rowwise scaling is not tensorwise.
+  const auto tensorwise = reference(x, w, go, Float8Recipe::tensorwise);
+  EXPECT_GT((tensorwise.output.narrow(0, 0, 4) - want.output.narrow(0, 0, 4)).abs().max().item<double>(),
+            10 * (got.output.narrow(0, 0, 4) - want.output.narrow(0, 0, 4)).abs().max().item<double>());
+}
+
+TEST(Float8Linear, AnAllZeroInputGivesZerosAndANonFiniteOneGivesNonFiniteOutputs) {
+  auto w = torch::randn({16, 16});
+  for (auto recipe : {Float8Recipe::tensorwise, Float8Recipe::rowwise}) {
+    SCOPED_TRACE(std::string(ampbench::amp::to_string(recipe)));
+    const auto zeros = ours(torch::zeros({16, 16}), w, torch::ones({16, 16}), {recipe});
+    EXPECT_EQ(zeros.output.abs().max().item<float>(), 0.0f);
+    EXPECT_TRUE(zeros.grad_input.isfinite().all().item<bool>());
+    EXPECT_EQ(zeros.grad_weight.abs().max().item<float>(), 0.0f);
+    for (double bad : {std::numeric_limits<double>::infinity(), std::nan("")}) {
+      auto x = torch::randn({16, 16});
+      x[3][5] = bad;
+      const auto out = ampbench::amp::float8_matmul(x, w, {recipe});
+      // The row holding it (and, tensorwise, every row) is not finite: the trainer sees a diverged loss.
+      EXPECT_FALSE(out[3].isfinite().all().item<bool>());
+    }
+  }
+}
+
+TEST(Float8Linear, APlantedScaleFactorSaturatesTheProducts) {
+  torch::manual_seed(2);
+  auto x = torch::randn({16, 32}), w = torch::randn({16, 32}), go = torch::randn({16, 16});
+  const auto want = reference(x, w, go, Float8Recipe::tensorwise);
+  const auto broken = ours(x, w, go, {Float8Recipe::tensorwise, 1e6});
+  EXPECT_GT(relative_error(broken.output, want.output), 0.5);
+}
+
+TEST(Float8Linear, OnlyAFloat8ScopeWithShapesOfSixteensRunsInFloat8) {
+  torch::manual_seed(3);
+  auto x = torch::randn({16, 32}), w = torch::randn({16, 32}).requires_grad_(), b = torch::randn({16});
+  const auto plain = at::linear(x, w, b);
+  EXPECT_TRUE(ampbench::amp::linear(x, w, b).equal(plain));  // no scope
+  Float8Layers layers;
+  auto narrow = torch::randn({10, 32});  // 10 outputs: not a multiple of 16
+  torch::Tensor float8;
+  {
+    Float8Scope scope(Float8Settings{Float8Recipe::tensorwise}, &layers);
+    float8 = ampbench::amp::linear(x, w, b);
+    EXPECT_TRUE(float8.equal(ampbench::amp::float8_matmul(x, w, {Float8Recipe::tensorwise}) + b));
+    EXPECT_FALSE(float8.equal(plain));
+    EXPECT_TRUE(ampbench::amp::linear(x, narrow).equal(at::linear(x, narrow)));
+    {
+      Float8Scope none(std::nullopt);  // a mode without float8, inside, closes it
+      EXPECT_TRUE(ampbench::amp::linear(x, w, b).equal(plain));
+    }
+  }
+  EXPECT_TRUE(ampbench::amp::linear(x, w, b).equal(plain));  // closed again
+  float8.sum().backward();
+  ASSERT_EQ(layers.records().size(), 2u);
+  const auto& first = *layers.records()[0].second;
+  EXPECT_TRUE(layers.records()[0].first.is_same(w));
+  EXPECT_EQ(first.float8_calls, 1);
+  EXPECT_EQ(first.bf16_calls, 0);
+  EXPECT_NEAR(first.input_amax.item<float>(), x.abs().max().item<float>(), 0);
+  EXPECT_NEAR(first.weight_amax.item<float>(), w.abs().max().item<float>(), 0);
+  EXPECT_EQ(first.grad_output_amax.item<float>(), 1.0f);  // backward recorded its output gradient's amax
+  const auto& second = *layers.records()[1].second;
+  EXPECT_EQ(second.float8_calls, 0);
+  EXPECT_EQ(second.bf16_calls, 1);
+  EXPECT_EQ(second.bf16_why, "16 x 32 -> 10: not all multiples of 16");
+}
+
+TEST(Float8Linear, TheFp8ModesAreBf16WithARecipeAndTheOthersHaveNone) {
+  EXPECT_EQ(ampbench::amp::float8_recipe(PrecisionMode::fp8), Float8Recipe::tensorwise);
+  EXPECT_EQ(ampbench::amp::float8_recipe(PrecisionMode::fp8_rowwise), Float8Recipe::rowwise);
+  for (auto mode : {PrecisionMode::fp32, PrecisionMode::tf32, PrecisionMode::fp16, PrecisionMode::bf16})
+    EXPECT_FALSE(ampbench::amp::float8_recipe(mode));
+  EXPECT_EQ(ampbench::amp::autocast_dtype(PrecisionMode::fp8), c10::ScalarType::BFloat16);
+  EXPECT_EQ(ampbench::amp::autocast_dtype(PrecisionMode::fp8_rowwise), c10::ScalarType::BFloat16);
+  EXPECT_FALSE(ampbench::amp::needs_grad_scaler(PrecisionMode::fp8));
+  using ampbench::amp::float8_format;
+  EXPECT_EQ(float8_format(Float8Recipe::tensorwise, Float8Operand::input), kE4m3);
+  EXPECT_EQ(float8_format(Float8Recipe::tensorwise, Float8Operand::weight), kE4m3);
+  EXPECT_EQ(float8_format(Float8Recipe::tensorwise, Float8Operand::grad_output), kE5m2);
+  for (auto operand : {Float8Operand::input, Float8Operand::weight, Float8Operand::grad_output})
+    EXPECT_EQ(float8_format(Float8Recipe::rowwise, operand), kE4m3);
+  EXPECT_EQ(ampbench::amp::parse_precision_mode("fp8-rowwise"), PrecisionMode::fp8_rowwise);
+  const auto& defaults = ampbench::amp::default_precision_modes();
+  EXPECT_EQ(std::count(defaults.begin(), defaults.end(), PrecisionMode::fp8), 0);
+}
+
+}  // namespace
