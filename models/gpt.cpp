@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "amp/float8_linear.h"
+
 namespace ampbench::models {
 
 namespace F = torch::nn::functional;
@@ -39,7 +41,7 @@ torch::Tensor GptImpl::forward(const torch::Tensor& tokens) {
   auto x = token_embedding_->forward(tokens) + position_embedding_->forward(positions);
   for (const auto& block : *blocks_) x = block->as<PreNormBlock>()->forward(x);
   // The LM head shares the token embedding's weights (weight tying), as GPT-2 does.
-  return F::linear(ln_f_->forward(x), token_embedding_->weight);
+  return amp::linear(ln_f_->forward(x), token_embedding_->weight);
 }
 
 double gpt_forward_macs(const GptOptions& o, int64_t tokens) {

@@ -1,5 +1,7 @@
 #include "models/llama.h"
 
+#include "amp/float8_linear.h"
+
 namespace ampbench::models {
 namespace {
 
@@ -43,9 +45,9 @@ torch::Tensor GroupedQueryAttentionImpl::forward(const torch::Tensor& x, const t
   auto heads = [&](const torch::Tensor& t, int64_t count) {
     return t.view({batch, length, count, head_dim_}).transpose(1, 2);
   };
-  auto q = rotate(heads(query_->forward(x), n_head_), cos, sin);
-  auto k = rotate(heads(key_->forward(x), n_kv_head_), cos, sin);
-  auto v = heads(value_->forward(x), n_kv_head_);
+  auto q = rotate(heads(amp::linear(x, query_->weight), n_head_), cos, sin);
+  auto k = rotate(heads(amp::linear(x, key_->weight), n_kv_head_), cos, sin);
+  auto v = heads(amp::linear(x, value_->weight), n_kv_head_);
   // Each key/value head serves a group of query heads. Repeated explicitly rather than through SDPA's
   // enable_gqa, which CUDA's fused kernels do not all take: fp32 would fall back to the unfused path.
   if (n_kv_head_ != n_head_) {
@@ -53,7 +55,8 @@ torch::Tensor GroupedQueryAttentionImpl::forward(const torch::Tensor& x, const t
     v = v.repeat_interleave(n_head_ / n_kv_head_, 1);
   }
   auto y = at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/true);
-  return output_->forward(y.transpose(1, 2).contiguous().view({batch, length, n_head_ * head_dim_}));
+  return amp::linear(y.transpose(1, 2).contiguous().view({batch, length, n_head_ * head_dim_}),
+                     output_->weight);
 }
 
 LlamaBlockImpl::LlamaBlockImpl(const LlamaOptions& o)
@@ -67,7 +70,9 @@ LlamaBlockImpl::LlamaBlockImpl(const LlamaOptions& o)
 torch::Tensor LlamaBlockImpl::forward(torch::Tensor x, const torch::Tensor& cos, const torch::Tensor& sin) {
   x = x + attention_->forward(attention_norm_->forward(x), cos, sin);
   auto normalised = mlp_norm_->forward(x);
-  return x + down_->forward(F::silu(gate_->forward(normalised)) * up_->forward(normalised));
+  return x +
+         amp::linear(F::silu(amp::linear(normalised, gate_->weight)) * amp::linear(normalised, up_->weight),
+                     down_->weight);
 }
 
 LlamaImpl::LlamaImpl(const LlamaOptions& o) {
@@ -103,7 +108,7 @@ torch::Tensor LlamaImpl::forward(const torch::Tensor& tokens) {
   auto x = token_embedding_->forward(tokens);
   for (const auto& block : *blocks_) x = block->as<LlamaBlock>()->forward(x, cos, sin);
   x = norm_->forward(x);
-  return lm_head_ ? lm_head_->forward(x) : F::linear(x, token_embedding_->weight);
+  return amp::linear(x, lm_head_ ? lm_head_->weight : token_embedding_->weight);
 }
 
 double llama_forward_macs(const LlamaOptions& o, int64_t tokens) {

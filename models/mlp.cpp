@@ -3,6 +3,8 @@
 #include <functional>
 #include <numeric>
 
+#include "amp/float8_linear.h"
+
 namespace ampbench::models {
 
 MlpImpl::MlpImpl(const MlpOptions& options) {
@@ -16,7 +18,14 @@ MlpImpl::MlpImpl(const MlpOptions& options) {
   register_module("layers", layers_);
 }
 
-torch::Tensor MlpImpl::forward(const torch::Tensor& inputs) { return layers_->forward(inputs.flatten(1)); }
+torch::Tensor MlpImpl::forward(const torch::Tensor& inputs) {
+  auto x = inputs.flatten(1);
+  for (auto& layer : *layers_) {
+    const auto* linear = layer.ptr()->as<torch::nn::LinearImpl>();
+    x = linear ? amp::linear(x, linear->weight, linear->bias) : layer.forward(x);
+  }
+  return x;
+}
 
 MlpOptions read_mlp_options(util::ObjectReader& options, const InputSpec& input) {
   const int64_t features =

@@ -1,5 +1,7 @@
 #include "models/resnet.h"
 
+#include "amp/float8_linear.h"
+
 namespace ampbench::models {
 namespace {
 
@@ -125,7 +127,7 @@ torch::Tensor ResNetImpl::forward(const torch::Tensor& inputs) {
   if (max_pool_) x = torch::max_pool2d(x, 3, 2, 1);
   x = layer4_->forward(layer3_->forward(layer2_->forward(layer1_->forward(x))));
   x = torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
-  return fc_->forward(x);
+  return amp::linear(x, fc_->weight, fc_->bias);
 }
 
 double resnet_forward_macs(const ResNetOptions& o, int64_t height, int64_t width) {

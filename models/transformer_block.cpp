@@ -1,5 +1,7 @@
 #include "models/transformer_block.h"
 
+#include "amp/float8_linear.h"
+
 namespace ampbench::models {
 namespace {
 
@@ -16,7 +18,7 @@ torch::nn::LayerNorm layer_norm(int64_t d, double eps) {
 }  // namespace
 
 torch::Tensor affine(const torch::nn::Linear& layer, const torch::Tensor& x) {
-  return at::linear(x, layer->weight, layer->bias);
+  return amp::linear(x, layer->weight, layer->bias);
 }
 
 SelfAttentionImpl::SelfAttentionImpl(int64_t d_model, int64_t n_head, bool causal)
