@@ -206,6 +206,45 @@ TEST_F(Cli, APlantedSlowModeIsWarnedAboutWithItsFigure) {
   EXPECT_NE(result.out.find("warning: bf16: ran at "), std::string::npos) << result.out;
 }
 
+namespace {
+
+// An MLP whose layers all have dimensions of 16s, so that the fp8 modes run every one in float8.
+nlohmann::json float8_config(const fs::path& out) {
+  return {{"name", "fp8"},
+          {"model", {{"type", "mlp"}, {"options", {{"width", 32}, {"depth", 2}}}}},
+          {"data",
+           {{"synthetic", {{"train_samples", 256}, {"val_samples", 64}, {"shape", {16}}, {"classes", 16}}}}},
+          {"train",
+           {{"epochs", 2},
+            {"batch_size", 16},
+            {"warmup_steps", 1},
+            {"optimizer", {{"type", "adamw"}, {"lr", 0.01}}}}},
+          {"device", "cpu"},
+          {"output", {{"dir", out.string()}}}};
+}
+
+}  // namespace
+
+// float8 scales a million times too large saturate the products: the fp8 mode's fidelity fails, where
+// the same run without the planted scale does not.
+TEST_F(Cli, APlantedBrokenFloat8ScaleFailsFidelity) {
+  const auto config = write_config(float8_config(dir_ / "out")).string();
+  for (const std::string fault : {"", " --inject-fault fp8scale:fp8:1"}) {
+    SCOPED_TRACE(fault);
+    fs::remove_all(dir_ / "out");
+    auto result = run("--config " + config + " -q --modes fp32,fp8 --fidelity-seeds 3" + fault);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    auto report = nlohmann::json::parse(read_file(run_folders().at(0) / "report.json"));
+    const auto& fp8 = report["summary"][1];
+    ASSERT_EQ(fp8["mode"], "fp8");
+    if (fault.empty()) {
+      EXPECT_NE(fp8["fidelity"], "fail") << fp8.dump();
+    } else {
+      EXPECT_EQ(fp8["fidelity"], "fail") << fp8.dump();
+    }
+  }
+}
+
 // fp16 whose scale starts at 1e38 skips every step: it never trained, so its fidelity fails and a
 // warning says why.
 TEST_F(Cli, Fp16ThatNeverSteppedFailsFidelity) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "amp/autocast_scope.h"
+#include "amp/float8_linear.h"
 #include "train/classification_loss.h"
 
 namespace ampbench::train {
@@ -25,6 +26,7 @@ Evaluation evaluate(models::Network& model, amp::PrecisionMode mode, const data:
     torch::Tensor logits;
     {
       amp::AutocastScope autocast(device.type(), amp::autocast_dtype(mode));
+      amp::Float8Scope float8(amp::float8_settings(mode));
       logits = model.forward(inputs);
       loss_sum.add_(classification_loss(logits, labels, /*sum=*/true));
     }

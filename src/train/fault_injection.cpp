@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "amp/float8_linear.h"
 #include "train/stop_request.h"
 
 namespace ampbench::train {
@@ -36,6 +37,8 @@ std::optional<FaultInjection> parse_fault_injection(std::string_view spec) {
     fault.kind = FaultInjection::Kind::sigstop;
   } else if (kind == "slow") {
     fault.kind = FaultInjection::Kind::slow;
+  } else if (kind == "fp8scale") {
+    fault.kind = FaultInjection::Kind::fp8_scale;
   } else {
     return std::nullopt;
   }
@@ -55,6 +58,9 @@ std::optional<std::string> why_fault_misses(const FaultInjection& fault,
                                             int64_t steps_per_trial, int64_t repeats) {
   if (std::find(modes.begin(), modes.end(), fault.mode) == modes.end()) {
     return "mode " + std::string(amp::to_string(fault.mode)) + " is not among the modes that run here";
+  }
+  if (fault.kind == FaultInjection::Kind::fp8_scale && !amp::float8_recipe(fault.mode)) {
+    return "mode " + std::string(amp::to_string(fault.mode)) + " has no float8 scales";
   }
   if (fault.step > steps_per_trial) {
     return "step " + std::to_string(fault.step) + " is past a trial's last step (" +

@@ -12,7 +12,7 @@ namespace ampbench::train {
 
 // A planted fault, for testing that nothing measured is lost when a run goes wrong (--inject-fault).
 struct FaultInjection {
-  enum class Kind { nan, oom, error, stop_signal, sigstop, slow };
+  enum class Kind { nan, oom, error, stop_signal, sigstop, slow, fp8_scale };
   Kind kind = Kind::nan;
   int signal = 0;  // stop_signal: the one raised
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
@@ -24,14 +24,18 @@ struct FaultInjection {
 // raised), "error:fp16:2" (any other error, as a failing kernel raises it), "sigint:fp32:2" (the signal
 // is raised; also sigterm, sighup, sigquit), "sigstop:fp32:2" (the process stops itself there until it is
 // sent SIGCONT: a known point for a test to act on a run), "slow:fp16:1" (that step and every later one
-// of the mode take kSlowStepSeconds longer: a planted slow mode); "KIND:MODE:STEP:TRIAL" plants it in that
-// trial only (with repeats), and in the fidelity trial of that seed index (with fidelity seeds), e.g.
-// "error:fp32:2:1". nullopt when malformed.
+// of the mode take kSlowStepSeconds longer: a planted slow mode), "fp8scale:fp8:1" (from that step on, an fp8
+// mode's float8 scales are kPlantedScaleFactor times too large: a planted broken scale);
+// "KIND:MODE:STEP:TRIAL" plants it in that trial only (with repeats), and in the fidelity trial of that seed
+// index (with fidelity seeds), e.g. "error:fp32:2:1". nullopt when malformed.
 std::optional<FaultInjection> parse_fault_injection(std::string_view spec);
 
 // What a planted slow fault adds to each step it fires at: far more than a small model's step takes, so
 // that the mode runs under half fp32's speed even where a busy machine stretches fp32's steps to 30 ms.
 inline constexpr double kSlowStepSeconds = 0.25;
+
+// What a planted broken float8 scale multiplies the scales by: almost every value saturates.
+inline constexpr double kPlantedScaleFactor = 1e6;
 
 // Why the fault would never fire in a run of these modes (the ones that run, not those skipped) with this
 // many steps in each trial and this many trials of each mode (its mode does not run, its step lies past

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "amp/autocast_scope.h"
+#include "amp/float8_linear.h"
 #include "amp/grad_scaler.h"
 #include "data/batch_order.h"
 #include "optim/optimizer.h"
@@ -53,6 +54,7 @@ std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, model
     torch::Tensor loss;
     {
       amp::AutocastScope autocast(device.type(), amp::autocast_dtype(mode));
+      amp::Float8Scope float8(amp::float8_settings(mode));
       loss = classification_loss(model.forward(inputs), labels);
     }
     if (!amp::needs_grad_scaler(mode)) {

@@ -15,6 +15,7 @@
 #include "measure/step_timer.h"
 #include "profile/kineto_capture.h"
 #include "train/evaluation.h"
+#include "train/float8_summary.h"
 #include "train/loss_scale_recorder.h"
 #include "train/model_state.h"
 #include "train/per_step_buffer.h"
@@ -41,6 +42,8 @@ torch::Tensor inject(const FaultInjection& fault, const torch::Tensor& loss, int
       break;
     case FaultInjection::Kind::slow:
       std::this_thread::sleep_for(std::chrono::duration<double>(kSlowStepSeconds));
+      break;
+    case FaultInjection::Kind::fp8_scale:  // planted before the step's forward, in train_step
       break;
   }
   return loss;
@@ -93,8 +96,9 @@ class TrialRun {
   TimedSteps timed(int64_t epoch, const torch::Tensor& order, int64_t begin);
   void train_step(int64_t epoch, const torch::Tensor& order, int64_t step);
   bool fault_fires_at(int64_t global_step) const {
-    const bool at_step = fault_ && (fault_->kind == FaultInjection::Kind::slow ? global_step >= fault_->step
-                                                                               : global_step == fault_->step);
+    const bool from_then_on = fault_ && (fault_->kind == FaultInjection::Kind::slow ||
+                                         fault_->kind == FaultInjection::Kind::fp8_scale);
+    const bool at_step = fault_ && (from_then_on ? global_step >= fault_->step : global_step == fault_->step);
     return at_step && fault_->mode == mode_ && (fault_->trial == 0 || fault_->trial == record_.trial);
   }
   // After the timed region: the epoch's figures into the record; false when its loss was not finite.
@@ -178,8 +182,10 @@ TrialRun::TimedSteps TrialRun::timed(int64_t epoch, const torch::Tensor& order, 
 }
 
 void TrialRun::train_step(int64_t epoch, const torch::Tensor& order, int64_t step) {
-  auto loss = step_.loss(order, step);
   const int64_t global_step = (epoch - 1) * steps_ + step + 1;
+  if (fault_fires_at(global_step) && fault_->kind == FaultInjection::Kind::fp8_scale)
+    step_.plant_float8_scale_factor(kPlantedScaleFactor);
+  auto loss = step_.loss(order, step);
   if (fault_fires_at(global_step)) loss = inject(*fault_, loss, global_step);
   losses_.write(step, loss);
   const bool stepped = step_.backward_and_step(loss, step);
@@ -232,6 +238,8 @@ bool TrialRun::record_epoch(int64_t epoch, int64_t first_timed_step, const Timed
   e.val_accuracy = evaluation.accuracy;
   if (options_.language_model) e.val_perplexity = std::exp(e.val_loss);
   record_.epochs.push_back(e);
+  if (const auto recipe = amp::float8_recipe(mode_))
+    record_.float8 = summarize_float8(*recipe, step_.float8_layers(), model_);
   spdlog::info(
       "{} epoch {}/{}: {:.3f} s, {:.1f} samples/s, train loss {:.4f}, val loss {:.4f}, val acc {:.3f}",
       amp::to_string(mode_), epoch, options_.train.epochs, e.seconds, e.samples_per_second, e.train_loss,

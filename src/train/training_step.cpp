@@ -44,6 +44,7 @@ torch::Tensor TrainingStep::loss(const torch::Tensor& order, int64_t step) {
                                 : host_batch(dataset_.train_labels, index, device_);
   inputs = inputs.contiguous(options_.memory_format());
   amp::AutocastScope autocast(device_.type(), amp::autocast_dtype(mode_));
+  amp::Float8Scope float8(amp::float8_settings(mode_, float8_scale_factor_), &float8_layers_);
   return classification_loss(model_.forward(inputs), labels);
 }
 

@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include "amp/float8_linear.h"
 #include "amp/grad_scaler.h"
 #include "amp/precision_mode.h"
 #include "data/dataset.h"
@@ -17,9 +18,9 @@ namespace ampbench::train {
 
 // The work of one training step in one precision mode, shared by the Trainer and the overhead
 // benchmark's bare loop so that the two cannot drift: cut the batch, forward + loss under autocast
-// (fp16/bf16), backward outside it (through the GradScaler for fp16), and on a gradient-accumulation
-// boundary clip and step the optimizer (fp16: unscale_ before clipping, step skipped on inf/NaN, update).
-// Nothing here syncs with the host.
+// (fp16/bf16; the fp8 modes also open a Float8Scope there), backward outside it (through the GradScaler for
+// fp16), and on a gradient-accumulation boundary clip and step the optimizer (fp16: unscale_ before clipping,
+// step skipped on inf/NaN, update). Nothing here syncs with the host.
 class TrainingStep {
  public:
   TrainingStep(const TrainerOptions& options, amp::PrecisionMode mode, models::Network& model,
@@ -42,6 +43,10 @@ class TrainingStep {
   void zero_grad() { optimizer_->zero_grad(); }
   // fp16's GradScaler; nullptr in the other modes.
   const amp::GradScaler* scaler() const { return scaler_ ? &*scaler_ : nullptr; }
+  // The fp8 modes: what each linear layer did in float8 in the steps so far.
+  const amp::Float8Layers& float8_layers() const { return float8_layers_; }
+  // A test's planted broken scale: every later step's float8 scales are multiplied by `factor`.
+  void plant_float8_scale_factor(double factor) { float8_scale_factor_ = factor; }
 
  private:
   void optimizer_step();
@@ -54,6 +59,8 @@ class TrainingStep {
   int64_t steps_;
   std::unique_ptr<optim::Optimizer> optimizer_;
   std::optional<amp::GradScaler> scaler_;
+  amp::Float8Layers float8_layers_;
+  double float8_scale_factor_ = 1.0;
 };
 
 }  // namespace ampbench::train

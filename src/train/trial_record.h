@@ -54,6 +54,29 @@ struct LossScaleTrace {
   }
 };
 
+// The smallest and largest of an amax tensor's values (one value under tensorwise scaling).
+struct AmaxRange {
+  double min = 0;
+  double max = 0;
+};
+
+// What one linear layer did in float8 over a trial of an fp8 mode.
+struct Float8LayerSummary {
+  std::string name;  // the weight's parameter name without ".weight"
+  int64_t in_features = 0;
+  int64_t out_features = 0;
+  int64_t float8_calls = 0;
+  int64_t bf16_calls = 0;               // calls left in bf16
+  std::optional<std::string> bf16_why;  // why: the shapes at::_scaled_mm could not take
+  // The last training step's amaxes; empty when the layer never ran in float8 (or backward never ran).
+  std::optional<AmaxRange> input_amax, weight_amax, grad_output_amax;
+};
+
+struct Float8Summary {
+  std::string recipe;  // tensorwise or rowwise
+  std::vector<Float8LayerSummary> layers;
+};
+
 // How a trial ended. Only an ok trial counts in the summary.
 enum class TrialStatus { ok, diverged, oom, failed, interrupted, skipped };
 std::string_view to_string(TrialStatus status);
@@ -70,6 +93,7 @@ struct TrialRecord {
   std::optional<std::string> detail;  // why a trial that is not ok stopped, or did not start
   std::vector<EpochRecord> epochs;
   std::optional<LossScaleTrace> loss_scale_trace;  // fp16 only
+  std::optional<Float8Summary> float8;             // the fp8 modes only
   measure::MemoryReading memory;
   bool master_weights_fp32 = true;
   std::string initial_weights_checksum;  // equal across trials: the same initial weights

@@ -1,0 +1,36 @@
+#include "train/float8_summary.h"
+
+namespace ampbench::train {
+namespace {
+
+std::optional<AmaxRange> range_of(const torch::Tensor& amax) {
+  if (!amax.defined()) return std::nullopt;
+  const auto values = amax.detach().to(torch::kCPU, torch::kDouble);
+  return AmaxRange{values.min().item<double>(), values.max().item<double>()};
+}
+
+std::string name_of(const torch::Tensor& weight, const torch::nn::Module& model) {
+  for (const auto& item : model.named_parameters()) {
+    if (!item.value().is_same(weight)) continue;
+    const auto& name = item.key();
+    const std::string suffix = ".weight";
+    return name.ends_with(suffix) ? name.substr(0, name.size() - suffix.size()) : name;
+  }
+  return "(unnamed)";
+}
+
+}  // namespace
+
+Float8Summary summarize_float8(amp::Float8Recipe recipe, const amp::Float8Layers& layers,
+                               const torch::nn::Module& model) {
+  Float8Summary out{std::string(amp::to_string(recipe)), {}};
+  for (const auto& [weight, record] : layers.records()) {
+    out.layers.push_back({name_of(weight, model), record->in_features, record->out_features,
+                          record->float8_calls, record->bf16_calls, record->bf16_why,
+                          range_of(record->input_amax), range_of(record->weight_amax),
+                          range_of(record->grad_output_amax)});
+  }
+  return out;
+}
+
+}  // namespace ampbench::train
