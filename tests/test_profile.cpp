@@ -117,6 +117,29 @@ TEST(ProfileOps, AnOpRunsInSixteenBitWhenMostOfItsFloatingInputsDo) {
   EXPECT_FALSE(find(ops, "aten::linear", 40).low_precision);
 }
 
+// A float8 product is float8 work with 2 M K N FLOPs; on the CPU, the fp32 mm it is emulated by (which
+// the profiler counts FLOPs for) is float8 work too, and the product's FLOPs are counted there, once.
+TEST(ProfileOps, AFloat8ProductAndItsCpuEmulationAreFloat8Work) {
+  CapturedEvents e;
+  e.steps = {{0, 300}};
+  const std::vector<std::string> float8{"c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float", "float"};
+  e.ops = {op("aten::_scaled_mm", 0, 100, float8, {{32, 64}, {64, 16}, {}, {}}),
+           op("aten::_scaled_mm", 100, 250, float8, {{32, 64}, {64, 16}, {}, {}}),
+           op("aten::mm", 120, 220, {"float", "float"}, {{32, 64}, {64, 16}}, 2.0 * 32 * 64 * 16),
+           op("aten::mm", 260, 290, {"float", "float"}, {{32, 64}, {64, 16}}, 2.0 * 32 * 64 * 16)};
+  const auto ops = ampbench::profile::attribute_ops(e);
+  const auto& alone = find(ops, "aten::_scaled_mm", 100);
+  EXPECT_EQ(alone.op_class, OpClass::matmul_conv);
+  EXPECT_TRUE(alone.float8 && alone.low_precision);
+  EXPECT_EQ(alone.matmul_flops, 2.0 * 32 * 64 * 16);
+  EXPECT_EQ(find(ops, "aten::_scaled_mm", 50).matmul_flops, 0);  // counted at the mm inside it
+  const auto& emulation = find(ops, "aten::mm", 100);
+  EXPECT_TRUE(emulation.float8 && emulation.low_precision);
+  EXPECT_EQ(emulation.matmul_flops, 2.0 * 32 * 64 * 16);
+  const auto& fp32 = find(ops, "aten::mm", 30);  // outside any float8 product
+  EXPECT_FALSE(fp32.float8 || fp32.low_precision);
+}
+
 // CUDA's fused attention calls its kernels with [B, L, H, E] where the public op has [B, H, L, E]; the
 // inner call keeps the FLOPs, so each variant must read the key length where its layout has it.
 TEST(ProfileOps, AttentionFlopsReadTheKeyLengthWhereEachVariantsLayoutHasIt) {
@@ -240,14 +263,16 @@ TEST(ProfileEvents, ARuntimeCallIsNeverCreditedWithAnOpsKernelTime) {
 }
 
 // A tiny MLP run as the experiment runs it, with the profiled pass on.
-ampbench::config::ExperimentConfig tiny(int64_t steps) {
+ampbench::config::ExperimentConfig tiny(int64_t steps,
+                                        std::vector<std::string> modes = {"fp32", "fp16", "bf16"},
+                                        int64_t classes = 4) {
   nlohmann::json doc = {
       {"name", "profile"},
       {"model", {{"type", "mlp"}, {"options", {{"width", 32}, {"depth", 2}}}}},
       {"data",
-       {{"synthetic", {{"train_samples", 64}, {"val_samples", 16}, {"shape", {16}}, {"classes", 4}}}}},
+       {{"synthetic", {{"train_samples", 64}, {"val_samples", 16}, {"shape", {16}}, {"classes", classes}}}}},
       {"train", {{"epochs", 2}, {"batch_size", 16}, {"warmup_steps", 1}}},
-      {"precision", {{"modes", {"fp32", "fp16", "bf16"}}}},
+      {"precision", {{"modes", modes}}},
       {"profile", {{"steps", steps}, {"warmup_steps", 2}}},
       {"device", "cpu"}};
   return ampbench::config::parse_experiment_config(doc);
@@ -272,6 +297,20 @@ TEST(ProfiledPass, SixteenBitModesRunTheirMatrixWorkInSixteenBitAndFp32InNone) {
     EXPECT_GE(*p.precision.low_precision_flop_share, 0.99) << ampbench::amp::to_string(mode);
     EXPECT_GT(p.precision.cast_bytes, 0);
     EXPECT_TRUE(p.precision.fp32_in_autocast.empty());
+  }
+}
+
+// Every layer of this MLP has dimensions of 16s: the fp8 modes run all its matrix work in float8.
+TEST(ProfiledPass, TheFp8ModesRunTheirLinearLayersInFloat8) {
+  const auto result =
+      ampbench::train::Experiment(tiny(2, {"fp32", "fp8", "fp8-rowwise"}, /*classes=*/16), torch::kCPU).run();
+  EXPECT_EQ(profile_of(result, PrecisionMode::fp32).precision.float8_flop_share, 0.0);
+  for (auto mode : {PrecisionMode::fp8, PrecisionMode::fp8_rowwise}) {
+    const auto& p = profile_of(result, mode).precision;
+    ASSERT_TRUE(p.float8_flop_share);
+    EXPECT_GE(*p.float8_flop_share, 0.99) << ampbench::amp::to_string(mode);
+    EXPECT_GE(*p.low_precision_flop_share, *p.float8_flop_share);
+    EXPECT_TRUE(p.fp32_in_autocast.empty());
   }
 }
 

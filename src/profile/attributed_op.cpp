@@ -26,6 +26,7 @@ int64_t element_size(std::string_view dtype) {
   if (dtype == "double" || dtype == "long int") return 8;
   if (dtype == "float" || dtype == "int") return 4;
   if (is_16bit_dtype(dtype) || dtype == "short int") return 2;
+  if (is_float8_dtype(dtype)) return 1;
   if (dtype == "bool" || dtype == "signed char" || dtype == "unsigned char") return 1;
   return 0;  // not a tensor: Scalar, ScalarList, None, ...
 }
@@ -36,11 +37,13 @@ size_t key_length_dim(std::string_view bare_name) {
   return bare_name.starts_with("_flash_attention") || bare_name.starts_with("_efficient_attention") ? 1 : 2;
 }
 
-// FLOPs of the matrix work the profiler does not count: a convolution's backward (the input's and the
-// weight's gradients, each as much work as the forward) and fused attention (Q K^T and its product with V;
-// backward about twice that).
+// FLOPs of the matrix work the profiler does not count: float8 products (2 M K N), a convolution's backward
+// (the input's and the weight's gradients, each as much work as the forward) and fused attention (Q K^T and
+// its product with V; backward about twice that).
 double estimated_flops(std::string_view name, const std::vector<std::vector<int64_t>>& shapes) {
   name = bare(name);
+  if (name == "_scaled_mm" && shapes.size() >= 2 && shapes[0].size() == 2 && shapes[1].size() == 2)
+    return 2.0 * numel(shapes[0]) * double(shapes[1][1]);
   if (name == "convolution_backward" && shapes.size() >= 3 && shapes[2].size() >= 3 && shapes[2][0] > 0) {
     const double forward = 2.0 * numel(shapes[0]) * numel(shapes[2]) / double(shapes[2][0]);
     return 2.0 * forward;
@@ -113,6 +116,7 @@ class Attributor {
     const Open open = stack.back();
     stack.pop_back();
     auto attributed = attribute(open);
+    if (inside_float8_product(stack)) attributed.float8 = attributed.low_precision = true;
     if (!stack.empty()) {
       auto& parent = stack.back();
       const auto& op = events_.ops[open.index];
@@ -121,6 +125,12 @@ class Attributor {
       parent.matrix_flops_below |= open.matrix_flops_below || own_matrix_flops(attributed, op) > 0;
     }
     out_.push_back(std::move(attributed));
+  }
+
+  // An op called by at::_scaled_mm is part of the float8 product: on the CPU, its emulation in fp32.
+  bool inside_float8_product(const std::vector<Open>& ancestors) const {
+    return std::any_of(ancestors.begin(), ancestors.end(),
+                       [&](const Open& o) { return bare(events_.ops[o.index].name) == "_scaled_mm"; });
   }
 
   double own_matrix_flops(const AttributedOp& attributed, const OpEvent& op) const {
@@ -146,7 +156,7 @@ class Attributor {
   }
 
   // 16-bit when most floating inputs are: the operands are, while an input such as fused attention's
-  // log-sum-exp stays fp32 by design.
+  // log-sum-exp stays fp32 by design. Float8 when any is: at::_scaled_mm's scales are fp32 by design.
   static void describe_inputs(const OpEvent& op, AttributedOp& out) {
     int floating = 0, sixteen_bit = 0;
     for (size_t i = 0; i < op.dtypes.size(); ++i) {
@@ -155,8 +165,9 @@ class Attributor {
       out.tensor_shapes.push_back(i < op.shapes.size() ? op.shapes[i] : std::vector<int64_t>{});
       floating += is_floating_dtype(op.dtypes[i]);
       sixteen_bit += is_16bit_dtype(op.dtypes[i]);
+      out.float8 = out.float8 || is_float8_dtype(op.dtypes[i]);
     }
-    out.low_precision = 2 * sixteen_bit > floating;
+    out.low_precision = out.float8 || 2 * sixteen_bit > floating;
   }
 
   Phase phase_at(int64_t t) const {

@@ -21,7 +21,8 @@ struct AttributedOp {
   // Matrix-product and convolution FLOPs, counted once: at the innermost call that does the arithmetic
   // (autocast's wrappers call the op again on cast inputs, composite ops call the ones they are made of).
   double matmul_flops = 0;
-  bool low_precision = false;  // most of its floating tensor inputs are fp16 or bf16
+  bool low_precision = false;  // float8, or most of its floating tensor inputs are fp16 or bf16
+  bool float8 = false;         // a floating tensor input is float8: at::_scaled_mm's operands
   int64_t cast_bytes = 0;      // a copy into another dtype: the bytes it wrote
 };
 

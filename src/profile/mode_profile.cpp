@@ -57,12 +57,16 @@ PrecisionAudit audit(const std::vector<AttributedOp>& ops, bool autocast, double
   for (const auto& op : ops) {
     out.matmul_flops += op.matmul_flops * per_step;
     if (op.low_precision) out.low_precision_flops += op.matmul_flops * per_step;
+    if (op.float8) out.float8_flops += op.matmul_flops * per_step;
     if (op.op_class == OpClass::cast) out.cast_seconds += double(op.self_ns) * 1e-9 * per_step;
     out.cast_bytes += double(op.cast_bytes) * per_step;
     if (autocast && op.phase == Phase::forward && op.matmul_flops > 0 && !op.low_precision)
       fp32_in_autocast.push_back(&op);
   }
-  if (out.matmul_flops > 0) out.low_precision_flop_share = out.low_precision_flops / out.matmul_flops;
+  if (out.matmul_flops > 0) {
+    out.low_precision_flop_share = out.low_precision_flops / out.matmul_flops;
+    out.float8_flop_share = out.float8_flops / out.matmul_flops;
+  }
   out.fp32_in_autocast = aggregate(fp32_in_autocast, &AttributedOp::inclusive_ns, per_step);
   for (const auto& op : out.fp32_in_autocast) out.fp32_in_autocast_seconds += op.seconds;
   return out;

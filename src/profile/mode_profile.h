@@ -31,12 +31,14 @@ struct OpTime {
   double matmul_flops = 0;
 };
 
-// Was the precision applied: how much of the matrix work ran in 16-bit, what ran in fp32 under autocast,
-// and what the casts cost.
+// Was the precision applied: how much of the matrix work ran in 16-bit or float8, what ran in fp32 under
+// autocast, and what the casts cost.
 struct PrecisionAudit {
-  double matmul_flops = 0;  // matrix products, convolutions and attention, forward and backward
-  double low_precision_flops = 0;
+  double matmul_flops = 0;         // matrix products, convolutions and attention, forward and backward
+  double low_precision_flops = 0;  // in fp16, bf16 or float8
   std::optional<double> low_precision_flop_share;  // empty without matrix FLOPs
+  double float8_flops = 0;                         // of those, in float8 (the fp8 modes' linear layers)
+  std::optional<double> float8_flop_share;         // empty without matrix FLOPs
   std::vector<OpTime> fp32_in_autocast;            // 16-bit modes: forward matrix ops whose inputs were fp32
   double fp32_in_autocast_seconds = 0;
   double cast_seconds = 0;

@@ -35,7 +35,7 @@ bool converts(std::string_view name, const std::vector<std::string>& dtypes) {
 bool is_matmul_or_conv(std::string_view name) {
   return contains(name, "conv") ||
          any_of(name, {"mm", "addmm", "bmm", "baddbmm", "addbmm", "matmul", "linear", "addmv", "mv", "dot",
-                       "einsum", "mkldnn_linear", "_addmm_activation", "linalg_vecdot"});
+                       "einsum", "mkldnn_linear", "_addmm_activation", "linalg_vecdot", "_scaled_mm"});
 }
 
 bool is_elementwise(std::string_view name) {
@@ -125,8 +125,10 @@ OpClass classify_op(std::string_view name, const std::vector<std::string>& dtype
 
 bool is_16bit_dtype(std::string_view dtype) { return dtype == "c10::Half" || dtype == "c10::BFloat16"; }
 
+bool is_float8_dtype(std::string_view dtype) { return dtype.starts_with("c10::Float8_"); }
+
 bool is_floating_dtype(std::string_view dtype) {
-  return is_16bit_dtype(dtype) || dtype == "float" || dtype == "double";
+  return is_16bit_dtype(dtype) || is_float8_dtype(dtype) || dtype == "float" || dtype == "double";
 }
 
 }  // namespace ampbench::profile

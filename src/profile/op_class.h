@@ -27,6 +27,8 @@ OpClass classify_op(std::string_view name, const std::vector<std::string>& dtype
 
 // The profiler's spelling of the 16-bit floating types ("c10::Half", "c10::BFloat16").
 bool is_16bit_dtype(std::string_view dtype);
+// The profiler's spelling of the float8 types ("c10::Float8_e4m3fn", "c10::Float8_e5m2", ...).
+bool is_float8_dtype(std::string_view dtype);
 // A floating-point tensor dtype of any width, as the profiler spells it.
 bool is_floating_dtype(std::string_view dtype);
 

@@ -43,6 +43,8 @@ nlohmann::json precision_json(const ModeProfile& p) {
   return {{"matmul_flops", a.matmul_flops},
           {"low_precision_flops", a.low_precision_flops},
           {"low_precision_flop_share", nullable(a.low_precision_flop_share)},
+          {"float8_flops", a.float8_flops},
+          {"float8_flop_share", nullable(a.float8_flop_share)},
           {"fp32_ops_in_autocast", fp32_ops},
           {"fp32_in_autocast_seconds", a.fp32_in_autocast_seconds},
           {"fp32_in_autocast_share", nullable(step_share(p, a.fp32_in_autocast_seconds))},

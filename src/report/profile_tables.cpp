@@ -138,8 +138,8 @@ TextRows top_ops_table(const RunReport& report, size_t per_mode) {
 
 TextRows precision_audit_table(const RunReport& report) {
   if (finished(report).empty()) return {};
-  TextRows rows{{"mode", "matrix FLOPs in 16-bit", "fp32 matrix ops under autocast", "casts", "cast MiB",
-                 "framework overhead", "pass took", "trace"}};
+  TextRows rows{{"mode", "matrix FLOPs in 16-bit or float8", "in float8", "fp32 matrix ops under autocast",
+                 "casts", "cast MiB", "framework overhead", "pass took", "trace"}};
   for (const auto& record : report.measured.profiles) {
     if (!record.profile) continue;
     const auto mode = record.mode;
@@ -147,7 +147,7 @@ TextRows precision_audit_table(const RunReport& report) {
     const auto& a = p->precision;
     const bool autocast = amp::autocast_dtype(mode).has_value();
     rows.push_back(
-        {std::string(amp::to_string(mode)), percent(a.low_precision_flop_share),
+        {std::string(amp::to_string(mode)), percent(a.low_precision_flop_share), percent(a.float8_flop_share),
          autocast ? std::to_string(a.fp32_in_autocast.size()) + " (" +
                         percent(step_share(*p, a.fp32_in_autocast_seconds)) + ")"
                   : "-",
