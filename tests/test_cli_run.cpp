@@ -1,6 +1,7 @@
 // End to end: a run: the reports it writes, its options, its exports, its gates.
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -18,7 +19,7 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
   ASSERT_EQ(folders.size(), 1u);
 
   auto report = nlohmann::json::parse(read_file(folders[0] / "report.json"));
-  EXPECT_EQ(report["schema_version"], 9);
+  EXPECT_EQ(report["schema_version"], 10);
   EXPECT_EQ(report["complete"], true);
   EXPECT_EQ(report["config"]["name"], "tiny");
   EXPECT_EQ(report["model_parameters"], (48 * 16 + 16) + (16 * 4 + 4));  // 48 inputs, width 16, 4 classes
@@ -115,6 +116,50 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
     EXPECT_NE(result.out.find(mode), std::string::npos);
 }
 
+// The fp8 modes: each trial says what its linear layers did in float8 (the 16 x 16 -> 4 head cannot take
+// at::_scaled_mm's shapes and stays in bf16), the console and Markdown say so too, and the CPU's caveat
+// is a warning.
+TEST_F(Cli, TheFp8ModesReportTheirLayersRecipesAndAmaxes) {
+  auto result = run("--config " + write_config(tiny_config()).string() + " --modes fp32,fp8,fp8-rowwise");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(
+      result.out.find("fp8 (tensorwise scaling): 1 of 2 linear layers in float8; left in bf16: layers.2 "
+                      "(16 x 16 -> 4: not all multiples of 16)"),
+      std::string::npos)
+      << result.out;
+  const auto folder = run_folders().at(0);
+  auto report = nlohmann::json::parse(read_file(folder / "report.json"));
+  std::map<std::string, std::string> recipes;
+  for (const auto& trial : report["trials"]) {
+    if (trial["mode"] == "fp32") {
+      EXPECT_TRUE(trial["float8"].is_null());
+      continue;
+    }
+    const auto& float8 = trial["float8"];
+    recipes[trial["mode"]] = float8["recipe"];
+    ASSERT_EQ(float8["layers"].size(), 2u) << float8.dump();
+    const auto& first = float8["layers"][0];
+    EXPECT_EQ(first["name"], "layers.0");
+    EXPECT_EQ(first["float8_calls"], 8);  // 4 steps per epoch, 2 epochs
+    EXPECT_EQ(first["bf16_calls"], 0);
+    for (const char* amax : {"input_amax", "weight_amax", "grad_output_amax"}) {
+      ASSERT_EQ(first[amax].size(), 2u) << amax;
+      EXPECT_GT(first[amax][0].get<double>(), 0) << amax;
+      EXPECT_LE(first[amax][0].get<double>(), first[amax][1].get<double>()) << amax;
+    }
+    const auto& head = float8["layers"][1];
+    EXPECT_EQ(head["float8_calls"], 0);
+    EXPECT_EQ(head["bf16_calls"], 8);
+    EXPECT_TRUE(head["input_amax"].is_null());
+  }
+  EXPECT_EQ(recipes, (std::map<std::string, std::string>{{"fp8", "tensorwise"}, {"fp8-rowwise", "rowwise"}}));
+  size_t caveats = 0;
+  for (const auto& w : report["warnings"]) caveats += w["kind"] == "no_float8_arithmetic";
+  EXPECT_EQ(caveats, 2u) << report["warnings"].dump();
+  EXPECT_NE(read_file(folder / "report.md").find("| fp8-rowwise | rowwise | layers.0 | 48 -> 16 | 8 | 0 |"),
+            std::string::npos);
+}
+
 TEST_F(Cli, EveryRunGetsANewFolder) {
   auto config = write_config(tiny_config()).string();
   ASSERT_EQ(run("--config " + config + " -q --modes bf16 --epochs 1").exit_code, 0);
@@ -209,7 +254,7 @@ TEST_F(Cli, ExportsGoWhereAskedAndDashIsStdout) {
       run("--config " + write_config(tiny_config()).string() + " -q --modes fp32 --epochs 1 --export-json " +
           json_path.string() + " --export-markdown -");
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 9);
+  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 10);
   // stdout carries the Markdown alone; the console summary moved to stderr.
   EXPECT_EQ(result.out.rfind("### ampbench: tiny", 0), 0u) << result.out;
   EXPECT_NE(result.err.find("reports: "), std::string::npos);
@@ -277,5 +322,5 @@ TEST_F(Cli, AnExportNeverWritesThroughALinkPlantedBesideIt) {
                     " --export-json " + exported.string());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(read_file(unrelated), "keep me");
-  EXPECT_EQ(nlohmann::json::parse(read_file(exported))["schema_version"], 9);
+  EXPECT_EQ(nlohmann::json::parse(read_file(exported))["schema_version"], 10);
 }

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <vector>
 
+#include "report/float8_table.h"
 #include "report/profile_tables.h"
 #include "report/summary_table.h"
 #include "report/text_table.h"
@@ -43,7 +44,7 @@ std::string to_console(const RunReport& report, bool colour) {
     return tint ? tint + cell + kReset : cell;
   });
   if (!report.summary.empty()) out << render_aligned(fidelity_table(report));
-  out << summary_footnote(report) << "\n";
+  out << summary_footnote(report) << "\n" << float8_footnote(report);
   if (const auto by_class = time_by_class_table(report); !by_class.empty()) {
     out << "where the time went\n"
         << render_aligned(by_class) << render_aligned(top_ops_table(report, kTopOpsShown))

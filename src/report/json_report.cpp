@@ -84,6 +84,27 @@ nlohmann::json memory_json(const TrialRecord& t) {
           {"activation_peak_bytes", optional_json(t.memory.activation_peak_bytes())}};
 }
 
+nlohmann::json amax_json(const std::optional<train::AmaxRange>& range) {
+  return range ? nlohmann::json{range->min, range->max} : nlohmann::json();
+}
+
+nlohmann::json float8_json(const std::optional<train::Float8Summary>& float8) {
+  if (!float8) return nullptr;
+  nlohmann::json layers = nlohmann::json::array();
+  for (const auto& l : float8->layers) {
+    layers.push_back({{"name", l.name},
+                      {"in_features", l.in_features},
+                      {"out_features", l.out_features},
+                      {"float8_calls", l.float8_calls},
+                      {"bf16_calls", l.bf16_calls},
+                      {"bf16_why", optional_json(l.bf16_why)},
+                      {"input_amax", amax_json(l.input_amax)},
+                      {"weight_amax", amax_json(l.weight_amax)},
+                      {"grad_output_amax", amax_json(l.grad_output_amax)}});
+  }
+  return {{"recipe", float8->recipe}, {"layers", layers}};
+}
+
 nlohmann::json trial_json(const TrialRecord& t) {
   nlohmann::json epochs = nlohmann::json::array();
   for (const auto& e : t.epochs) epochs.push_back(epoch_json(e));
@@ -102,6 +123,7 @@ nlohmann::json trial_json(const TrialRecord& t) {
           {"channels_last", t.channels_last},
           {"memory", memory_json(t)},
           {"loss_scale", loss_scale_json(t.loss_scale_trace)},
+          {"float8", float8_json(t.float8)},
           {"epochs", epochs}};
 }
 
@@ -166,6 +188,8 @@ nlohmann::json summary_json(const ModeSummary& s) {
       {"mfu", optional_json(s.mfu)},
       {"speedup_vs_fp32", optional_json(s.speedup_vs_fp32)},
       {"speedup_interval_95", interval_json(s.speedup_interval)},
+      {"speedup_vs_bf16", optional_json(s.speedup_vs_bf16)},
+      {"speedup_vs_bf16_interval_95", interval_json(s.speedup_vs_bf16_interval)},
       {"memory_ratio_vs_fp32", optional_json(s.memory_ratio_vs_fp32)},
       {"activation_ratio_vs_fp32", optional_json(s.activation_ratio_vs_fp32)},
       {"val_loss_delta_vs_fp32", optional_json(s.val_loss_delta_vs_fp32)},

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "report/float8_table.h"
 #include "report/profile_tables.h"
 #include "report/summary_table.h"
 #include "report/text_table.h"
@@ -24,6 +25,11 @@ std::string to_markdown(const RunReport& report) {
   out << render_markdown_table(summary_table(report));
   if (!report.summary.empty()) out << "\n" << render_markdown_table(fidelity_table(report));
   out << "\n" << summary_footnote(report) << ".\n";
+  if (const auto float8 = float8_layers_table(report); !float8.empty()) {
+    out << "\n**float8 layers** (last training step's amaxes)\n\n"
+        << render_markdown_table(float8) << "\n"
+        << float8_footnote(report);
+  }
   if (const auto by_class = time_by_class_table(report); !by_class.empty()) {
     out << "\n**Where the time went**\n\n"
         << render_markdown_table(by_class) << "\n"

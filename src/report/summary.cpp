@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "amp/float8_linear.h"
 #include "report/fidelity.h"
 
 namespace ampbench::report {
@@ -90,6 +91,17 @@ std::vector<ModeTrials> finished_trials_by_mode(const std::vector<TrialRecord>& 
   return modes;
 }
 
+// An fp8 mode against bf16, which it is bf16 plus float8 linear layers of: the same ratio of medians and
+// bootstrap interval as against fp32.
+void compare_with_bf16(const ModeTrials& m, const std::vector<ModeTrials>& modes, ModeSummary& s) {
+  const auto bf16 = std::find_if(modes.begin(), modes.end(),
+                                 [](const ModeTrials& t) { return t.mode == amp::PrecisionMode::bf16; });
+  if (!amp::float8_recipe(m.mode) || bf16 == modes.end()) return;
+  const double bf16_rate = *measure::median(bf16->throughputs);
+  if (bf16_rate > 0) s.speedup_vs_bf16 = *measure::median(m.throughputs) / bf16_rate;
+  s.speedup_vs_bf16_interval = measure::bootstrap_ratio_of_medians(m.throughputs, bf16->throughputs);
+}
+
 }  // namespace
 
 size_t first_compared_epoch(size_t epochs) { return epochs > 1 ? 1 : 0; }
@@ -122,6 +134,7 @@ std::vector<ModeSummary> summarize(const RunContext& context, const train::Exper
       s.val_loss_delta_vs_fp32 = s.val_loss - base.val_loss;
       s.fidelity_noise_floor = fidelity_noise_floor(measured);
     }
+    compare_with_bf16(m, modes, s);
     s.fidelity = summarize_fidelity(m.mode, measured, context.fidelity_tolerance);
     if (auto cosine = measured.grad_cosine_vs_fp32.find(m.mode); cosine != measured.grad_cosine_vs_fp32.end())
       s.grad_cosine_vs_fp32 = cosine->second;
