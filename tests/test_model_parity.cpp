@@ -3,42 +3,22 @@
 // weights by name, the same inputs, the same outputs within fp32 rounding. The originals come from the
 // .venv-cuda that scripts/test installs (or python3's own packages); without them these tests skip and
 // say why.
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <gtest/gtest.h>
-#include <torch/serialize.h>
 #include <torch/torch.h>
 
 #include "models/registry.h"
 
-#include "build_paths.h"
+#include "python_oracle.h"
 #include "temp_dir_test.h"
 
 namespace fs = std::filesystem;
 using ampbench::models::InputSpec;
-using ampbench::testing::source_dir;
 
 namespace {
-
-constexpr int kSkipped = 77;  // model_oracles.py: the original's package is not installed
-
-std::string oracle_python() {
-  const fs::path venv = fs::path(source_dir()) / ".venv-cuda" / "bin" / "python";
-  return fs::exists(venv) ? venv.string() : "python3";
-}
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 class ModelParity : public ampbench::testing::TempDirTest {
  protected:
@@ -77,27 +57,20 @@ class ModelParity : public ampbench::testing::TempDirTest {
  private:
   void save(const c10::Dict<std::string, torch::Tensor>& saved, const nlohmann::json& options,
             const InputSpec& input) {
-    auto bytes = torch::pickle_save(saved);
-    std::ofstream(dir_ / "in.pt", std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+    ampbench::testing::write_tensors(saved, dir_ / "in.pt");
     std::ofstream(dir_ / "spec.json") << nlohmann::json{
         {"options", options}, {"shape", input.sample_shape}, {"classes", input.num_classes}};
   }
 
   void run_original(const std::string& model) {
-    const auto log = dir_ / "oracle.log";
-    const std::string command = oracle_python() + " " + source_dir() + "/tests/parity/model_oracles.py " +
-                                model + " " + (dir_ / "spec.json").string() + " " +
-                                (dir_ / "in.pt").string() + " " + (dir_ / "out.pt").string() + " > " +
-                                log.string() + " 2>&1";
-    const int status = std::system(command.c_str());
-    if (WIFEXITED(status) && WEXITSTATUS(status) == kSkipped) GTEST_SKIP() << read(log);
-    ASSERT_EQ(status, 0) << command << "\n" << read(log);
+    ampbench::testing::run_oracle("model_oracles.py",
+                                  model + " " + (dir_ / "spec.json").string() + " " +
+                                      (dir_ / "in.pt").string() + " " + (dir_ / "out.pt").string(),
+                                  dir_ / "oracle.log");
   }
 
   torch::Tensor load_outputs() {
-    auto bytes = read(dir_ / "out.pt");
-    auto dict = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toGenericDict();
-    return dict.at("outputs").toTensor();
+    return ampbench::testing::read_tensors(dir_ / "out.pt").at("outputs").toTensor();
   }
 };
 
