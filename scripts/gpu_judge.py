@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 SIXTEEN_BIT = ("fp16", "bf16")
+FLOAT8 = ("fp8", "fp8-rowwise")  # bf16 with the linear layers in float8
 MIN_SIXTEEN_BIT_SHARE = 0.95
 FLOPS_TOLERANCE = 0.10
 STEP_SUM_RANGE = (0.97, 1.0)
@@ -25,7 +26,7 @@ STATIC_SLACK_CUDA_BYTES = 64 * 2**20  # library workspaces (cuBLAS's come from t
 SAME_PEAK_TOLERANCE = 0.02
 # CUDA runtime and driver calls, CUPTI's overhead events, and device work: none is a host operator.
 RUNTIME_NAME = re.compile(r"^(cuda[A-Z_]|cu[A-Z]|Memcpy|Memset|Instrumentation|Overhead|Runtime Triggered)")
-TF32_MODES = ("tf32", "bf16")  # what ampbench's modes allow on CUDA (amp::allows_tf32)
+TF32_MODES = ("tf32", "bf16") + FLOAT8  # what ampbench's modes allow on CUDA (amp::allows_tf32)
 OPTIMIZER_SLOTS = {"adamw": 2, "adam": 2}
 
 
@@ -70,11 +71,14 @@ def judge_profiles(judge, report, name, host_time):
         runtime = [op["name"] for op in p["top_ops"] if RUNTIME_NAME.match(op["name"])]
         judge.check(not runtime, f"{where} no runtime calls among ops", ", ".join(runtime) or "none")
         share = p["precision"]["low_precision_flop_share"]
-        if p["mode"] in SIXTEEN_BIT:
+        if p["mode"] in SIXTEEN_BIT + FLOAT8:
             judge.check(share is not None and share >= MIN_SIXTEEN_BIT_SHARE,
-                        f"{where} 16-bit FLOP share >= {MIN_SIXTEEN_BIT_SHARE}", share)
+                        f"{where} 16-bit or float8 FLOP share >= {MIN_SIXTEEN_BIT_SHARE}", share)
         else:
             judge.check(share in (None, 0), f"{where} 16-bit FLOP share 0", share)
+        if p["mode"] in FLOAT8:
+            float8 = p["precision"]["float8_flop_share"]
+            judge.check(bool(float8), f"{where} float8 FLOP share > 0", float8)
         judge_flops(judge, report, p, where)
 
 
