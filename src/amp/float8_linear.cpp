@@ -134,15 +134,17 @@ torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, co
   const auto device = input.device().type();
   const auto x =
       at::autocast::is_autocast_enabled(device) ? input.to(at::autocast::get_autocast_dtype(device)) : input;
-  const int64_t rows = x.numel() / x.size(-1);
+  const int64_t rows = x.size(-1) > 0 ? x.numel() / x.size(-1) : 0;
   auto record = active_scope->layers() ? active_scope->layers()->record_for(weight)
                                        : c10::intrusive_ptr<Float8LayerRecord>();
-  const bool fits = rows % kFloat8Multiple == 0 && weight.size(0) % kFloat8Multiple == 0 &&
-                    weight.size(1) % kFloat8Multiple == 0;
+  // An empty product (no rows, or no features) has nothing to scale: its amax would be undefined.
+  const bool fits = rows > 0 && weight.numel() > 0 && rows % kFloat8Multiple == 0 &&
+                    weight.size(0) % kFloat8Multiple == 0 && weight.size(1) % kFloat8Multiple == 0;
   if (!fits) {
     if (record) {
       ++record->bf16_calls;
-      record->bf16_why = shape_text(rows, weight.size(1), weight.size(0)) + ": not all multiples of 16";
+      record->bf16_why = shape_text(rows, weight.size(1), weight.size(0)) +
+                         (rows > 0 && weight.numel() > 0 ? ": not all multiples of 16" : ": empty");
     }
     return at::linear(input, weight, bias);
   }
