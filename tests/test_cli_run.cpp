@@ -1,4 +1,5 @@
 // End to end: a run: the reports it writes, its options, its exports, its gates.
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -120,7 +121,8 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
 // at::_scaled_mm's shapes and stays in bf16), the console and Markdown say so too, and the CPU's caveat
 // is a warning.
 TEST_F(Cli, TheFp8ModesReportTheirLayersRecipesAndAmaxes) {
-  auto result = run("--config " + write_config(tiny_config()).string() + " --modes fp32,fp8,fp8-rowwise");
+  auto result =
+      run("--config " + write_config(tiny_config()).string() + " --modes fp32,bf16,fp8,fp8-rowwise");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(
       result.out.find("fp8 (tensorwise scaling): 1 of 2 linear layers in float8; left in bf16: layers.2 "
@@ -131,7 +133,7 @@ TEST_F(Cli, TheFp8ModesReportTheirLayersRecipesAndAmaxes) {
   auto report = nlohmann::json::parse(read_file(folder / "report.json"));
   std::map<std::string, std::string> recipes;
   for (const auto& trial : report["trials"]) {
-    if (trial["mode"] == "fp32") {
+    if (trial["mode"] == "fp32" || trial["mode"] == "bf16") {
       EXPECT_TRUE(trial["float8"].is_null());
       continue;
     }
@@ -153,6 +155,18 @@ TEST_F(Cli, TheFp8ModesReportTheirLayersRecipesAndAmaxes) {
     EXPECT_TRUE(head["input_amax"].is_null());
   }
   EXPECT_EQ(recipes, (std::map<std::string, std::string>{{"fp8", "tensorwise"}, {"fp8-rowwise", "rowwise"}}));
+  // Each fp8 mode against bf16, the mode it is built on: in the summary, and on the console to three digits.
+  for (const auto& s : report["summary"]) {
+    if (s["mode"] != "fp8" && s["mode"] != "fp8-rowwise") {
+      EXPECT_TRUE(s["speedup_vs_bf16"].is_null()) << s["mode"];
+      continue;
+    }
+    ASSERT_TRUE(s["speedup_vs_bf16"].is_number()) << s.dump();
+    char expected[64];
+    std::snprintf(expected, sizeof expected, "; %.3gx bf16's samples/s\n",
+                  s["speedup_vs_bf16"].get<double>());
+    EXPECT_NE(result.out.find(expected), std::string::npos) << expected << " in\n" << result.out;
+  }
   size_t caveats = 0;
   for (const auto& w : report["warnings"]) caveats += w["kind"] == "no_float8_arithmetic";
   EXPECT_EQ(caveats, 2u) << report["warnings"].dump();

@@ -25,13 +25,14 @@ std::string range_text(const std::optional<train::AmaxRange>& range) {
   return format_number("%.4g", range->min) + " - " + format_number("%.4g", range->max);
 }
 
-// "; 0.98x bf16's samples/s [0.95, 1.01]", when bf16 ran beside the mode.
+// "; 0.98x bf16's samples/s [0.951, 1.01]", when bf16 ran beside the mode.
 std::string against_bf16(const RunReport& report, amp::PrecisionMode mode) {
   for (const auto& s : report.summary) {
     if (s.mode != mode || !s.speedup_vs_bf16) continue;
-    std::string out = format_number("; %.2fx bf16's samples/s", *s.speedup_vs_bf16);
+    // Three significant digits: a CPU's fp8 runs at thousandths of bf16's speed, which %.2f shows as 0.
+    std::string out = format_number("; %.3gx bf16's samples/s", *s.speedup_vs_bf16);
     if (const auto& i = s.speedup_vs_bf16_interval)
-      out += " [" + format_number("%.2f", i->low) + ", " + format_number("%.2f", i->high) + "]";
+      out += " [" + format_number("%.3g", i->low) + ", " + format_number("%.3g", i->high) + "]";
     return out;
   }
   return "";
