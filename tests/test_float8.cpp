@@ -174,6 +174,21 @@ TEST(Float8Linear, OnlyAFloat8ScopeWithShapesOfSixteensRunsInFloat8) {
   EXPECT_EQ(second.bf16_why, "16 x 32 -> 10: not all multiples of 16");
 }
 
+TEST(Float8Linear, ItsOutputTakesAnInPlaceOpAsAPlainLinearLayersDoes) {
+  // Models apply in-place activations to a bias-less layer's output; a view made inside the autograd
+  // function would refuse them.
+  torch::manual_seed(3);
+  auto x = torch::randn({2, 16, 32}, torch::requires_grad()),
+       w = torch::randn({16, 32}, torch::requires_grad());
+  Float8Scope scope(Float8Settings{});
+  auto out = ampbench::amp::linear(x, w);
+  out.relu_();
+  out.sum().backward();
+  EXPECT_EQ(out.sizes(), (std::vector<int64_t>{2, 16, 16}));
+  EXPECT_TRUE(x.grad().defined());
+  EXPECT_TRUE(w.grad().defined());
+}
+
 TEST(Float8Linear, TheFp8ModesAreBf16WithARecipeAndTheOthersHaveNone) {
   EXPECT_EQ(ampbench::amp::float8_recipe(PrecisionMode::fp8), Float8Recipe::tensorwise);
   EXPECT_EQ(ampbench::amp::float8_recipe(PrecisionMode::fp8_rowwise), Float8Recipe::rowwise);

@@ -59,7 +59,8 @@ class Float8Matmul : public torch::autograd::Function<Float8Matmul> {
     auto out = product(x, w.t(), input.scalar_type(), /*fast_accumulation=*/true);
     auto shape = input.sizes().vec();
     shape.back() = weight.size(0);
-    return out.view(shape);
+    // Not a view: autograd refuses in-place ops on views made inside a custom function.
+    return at::_unsafe_view(out, shape);
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
