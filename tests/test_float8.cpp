@@ -165,13 +165,30 @@ TEST(Float8Linear, OnlyAFloat8ScopeWithShapesOfSixteensRunsInFloat8) {
   EXPECT_TRUE(layers.records()[0].first.is_same(w));
   EXPECT_EQ(first.float8_calls, 1);
   EXPECT_EQ(first.bf16_calls, 1);
+  ASSERT_TRUE(first.bf16_shape);
+  EXPECT_EQ(ampbench::amp::why_not_float8(*first.bf16_shape), "0 x 32 -> 16: empty");
   EXPECT_NEAR(first.input_amax.item<float>(), x.abs().max().item<float>(), 0);
   EXPECT_NEAR(first.weight_amax.item<float>(), w.abs().max().item<float>(), 0);
   EXPECT_EQ(first.grad_output_amax.item<float>(), 1.0f);  // backward recorded its output gradient's amax
   const auto& second = *layers.records()[1].second;
   EXPECT_EQ(second.float8_calls, 0);
   EXPECT_EQ(second.bf16_calls, 1);
-  EXPECT_EQ(second.bf16_why, "16 x 32 -> 10: not all multiples of 16");
+  ASSERT_TRUE(second.bf16_shape);
+  EXPECT_EQ(ampbench::amp::why_not_float8(*second.bf16_shape), "16 x 32 -> 10: not all multiples of 16");
+}
+
+TEST(Float8Linear, EveryDimensionMustBeANonZeroMultipleOfSixteen) {
+  using ampbench::amp::float8_takes;
+  using ampbench::amp::LinearShape;
+  EXPECT_TRUE(float8_takes(LinearShape{32, 16, 48}));
+  for (const auto& shape : {LinearShape{8, 16, 16}, LinearShape{16, 24, 16}, LinearShape{16, 16, 40}}) {
+    EXPECT_FALSE(float8_takes(shape));
+    EXPECT_TRUE(ampbench::amp::why_not_float8(shape).ends_with(": not all multiples of 16"));
+  }
+  for (const auto& shape : {LinearShape{0, 16, 16}, LinearShape{16, 0, 16}, LinearShape{16, 16, 0}}) {
+    EXPECT_FALSE(float8_takes(shape));
+    EXPECT_TRUE(ampbench::amp::why_not_float8(shape).ends_with(": empty"));
+  }
 }
 
 TEST(Float8Linear, ItsOutputTakesAnInPlaceOpAsAPlainLinearLayersDoes) {

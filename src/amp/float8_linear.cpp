@@ -86,11 +86,21 @@ class Float8Matmul : public torch::autograd::Function<Float8Matmul> {
   }
 };
 
-std::string shape_text(int64_t rows, int64_t in, int64_t out) {
-  return std::to_string(rows) + " x " + std::to_string(in) + " -> " + std::to_string(out);
+}  // namespace
+
+bool float8_takes(const LinearShape& shape) {
+  // An empty product has nothing to scale: its amax would be undefined.
+  for (int64_t size : {shape.rows, shape.in_features, shape.out_features}) {
+    if (size <= 0 || size % kFloat8Multiple != 0) return false;
+  }
+  return true;
 }
 
-}  // namespace
+std::string why_not_float8(const LinearShape& shape) {
+  const bool empty = shape.rows <= 0 || shape.in_features <= 0 || shape.out_features <= 0;
+  return std::to_string(shape.rows) + " x " + std::to_string(shape.in_features) + " -> " +
+         std::to_string(shape.out_features) + (empty ? ": empty" : ": not all multiples of 16");
+}
 
 std::optional<Float8Recipe> float8_recipe(PrecisionMode mode) {
   if (mode == PrecisionMode::fp8) return Float8Recipe::tensorwise;
@@ -135,17 +145,13 @@ torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, co
   const auto device = input.device().type();
   const auto x =
       at::autocast::is_autocast_enabled(device) ? input.to(at::autocast::get_autocast_dtype(device)) : input;
-  const int64_t rows = x.size(-1) > 0 ? x.numel() / x.size(-1) : 0;
+  const LinearShape shape{x.size(-1) > 0 ? x.numel() / x.size(-1) : 0, weight.size(1), weight.size(0)};
   auto record = active_scope->layers() ? active_scope->layers()->record_for(weight)
                                        : c10::intrusive_ptr<Float8LayerRecord>();
-  // An empty product (no rows, or no features) has nothing to scale: its amax would be undefined.
-  const bool fits = rows > 0 && weight.numel() > 0 && rows % kFloat8Multiple == 0 &&
-                    weight.size(0) % kFloat8Multiple == 0 && weight.size(1) % kFloat8Multiple == 0;
-  if (!fits) {
+  if (!float8_takes(shape)) {
     if (record) {
       ++record->bf16_calls;
-      record->bf16_why = shape_text(rows, weight.size(1), weight.size(0)) +
-                         (rows > 0 && weight.numel() > 0 ? ": not all multiples of 16" : ": empty");
+      record->bf16_shape = shape;  // the text is made after training, not in the timed loop
     }
     return at::linear(input, weight, bias);
   }

@@ -17,14 +17,28 @@ namespace ampbench::amp {
 // The float8 recipe a mode trains with; nullopt for the modes without float8.
 std::optional<Float8Recipe> float8_recipe(PrecisionMode mode);
 
+// The dimensions of one linear layer's output product: rows (the input's leading dimensions together),
+// input features and output features.
+struct LinearShape {
+  int64_t rows = 0;
+  int64_t in_features = 0;
+  int64_t out_features = 0;
+};
+
+// Whether at::_scaled_mm takes the layer's products: no dimension empty, every one a multiple of 16.
+bool float8_takes(const LinearShape& shape);
+
+// Why a layer of this shape stays in bf16, for the reports: "16 x 32 -> 10: not all multiples of 16".
+std::string why_not_float8(const LinearShape& shape);
+
 // What one linear layer did in float8 over a trial. Its amax tensors are the last step's, held on the
 // device (never read to the host while a step runs): scalars under tensorwise, one per row under rowwise.
 struct Float8LayerRecord : torch::CustomClassHolder {
   int64_t in_features = 0;
   int64_t out_features = 0;
   int64_t float8_calls = 0;
-  int64_t bf16_calls = 0;               // calls whose shapes at::_scaled_mm cannot take
-  std::optional<std::string> bf16_why;  // the shapes of the last such call
+  int64_t bf16_calls = 0;                 // calls whose shapes at::_scaled_mm cannot take
+  std::optional<LinearShape> bf16_shape;  // the shape of the last such call
   torch::Tensor input_amax, weight_amax, grad_output_amax;
 };
 

@@ -19,6 +19,11 @@ std::string name_of(const torch::Tensor& weight, const torch::nn::Module& model)
   return "(unnamed)";
 }
 
+std::optional<std::string> bf16_why(const amp::Float8LayerRecord& record) {
+  if (!record.bf16_shape) return std::nullopt;
+  return amp::why_not_float8(*record.bf16_shape);
+}
+
 }  // namespace
 
 Float8Summary summarize_float8(amp::Float8Recipe recipe, const amp::Float8Layers& layers,
@@ -26,7 +31,7 @@ Float8Summary summarize_float8(amp::Float8Recipe recipe, const amp::Float8Layers
   Float8Summary out{std::string(amp::to_string(recipe)), {}};
   for (const auto& [weight, record] : layers.records()) {
     out.layers.push_back({name_of(weight, model), record->in_features, record->out_features,
-                          record->float8_calls, record->bf16_calls, record->bf16_why,
+                          record->float8_calls, record->bf16_calls, bf16_why(*record),
                           range_of(record->input_amax), range_of(record->weight_amax),
                           range_of(record->grad_output_amax)});
   }
