@@ -8,6 +8,8 @@
 
 #include "amp/float8_linear.h"
 #include "amp/float8_scaling.h"
+#include "amp/mode_support.h"
+#include "measure/gpu_info.h"
 
 namespace {
 
@@ -55,6 +57,17 @@ Products ours(const torch::Tensor& x, const torch::Tensor& w, const torch::Tenso
   auto output = ampbench::amp::float8_matmul(input, weight, s);
   output.backward(go);
   return {output.detach(), input.grad(), weight.grad()};
+}
+
+// Why the float8 products cannot run on a GPU here; nullopt when they can.
+std::optional<std::string> why_no_float8_gpu() {
+  if (!torch::cuda::is_available()) return "no CUDA GPU";
+  const auto gpu = ampbench::measure::gpu_details(0);
+  if (!gpu) return "no GPU details";
+  return ampbench::amp::check_mode_support(
+             PrecisionMode::fp8, c10::DeviceType::CUDA,
+             ampbench::amp::ComputeCapability{gpu->capability_major, gpu->capability_minor})
+      .skip_reason;
 }
 
 double relative_error(const torch::Tensor& a, const torch::Tensor& b) {
@@ -216,6 +229,25 @@ TEST(Float8Linear, ItsOutputTakesAnInPlaceOpAsAPlainLinearLayersDoes) {
   EXPECT_EQ(out.sizes(), (std::vector<int64_t>{2, 16, 16}));
   EXPECT_TRUE(x.grad().defined());
   EXPECT_TRUE(w.grad().defined());
+}
+
+// On a GPU at::_scaled_mm takes its first operand row-major and its second column-major only; the layer
+// takes inputs and weights of any layout (transposed views here), with the same products.
+TEST(Float8Linear, OperandsOfAnyLayoutGiveTheSameProductsOnAGpu) {
+  if (auto why = why_no_float8_gpu()) GTEST_SKIP() << *why;
+  torch::manual_seed(4);
+  const auto cuda = torch::TensorOptions(torch::kCUDA);
+  auto x = torch::randn({48, 32}, cuda).t(), w = torch::randn({48, 16}, cuda).t(),
+       go = torch::randn({32, 16}, cuda);
+  for (auto recipe : {Float8Recipe::tensorwise, Float8Recipe::rowwise}) {
+    SCOPED_TRACE(std::string(ampbench::amp::to_string(recipe)));
+    const auto transposed = ours(x.to(torch::kBFloat16), w, go.to(torch::kBFloat16), {recipe});
+    const auto contiguous =
+        ours(x.contiguous().to(torch::kBFloat16), w.contiguous(), go.to(torch::kBFloat16), {recipe});
+    EXPECT_TRUE(transposed.output.equal(contiguous.output));
+    EXPECT_TRUE(transposed.grad_input.equal(contiguous.grad_input));
+    EXPECT_TRUE(transposed.grad_weight.equal(contiguous.grad_weight));
+  }
 }
 
 TEST(Float8Linear, TheFp8ModesAreBf16WithARecipeAndTheOthersHaveNone) {

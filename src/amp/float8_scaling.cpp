@@ -58,8 +58,11 @@ torch::Tensor scaled_matmul(const torch::Tensor& a, const torch::Tensor& a_scale
   }
   // The rowwise kernel writes bf16 only.
   const auto kernel_dtype = rowwise ? c10::ScalarType::BFloat16 : out_dtype;
-  auto out = at::_scaled_mm(a, b, a_inverse, b_inverse, /*bias=*/std::nullopt, /*scale_result=*/std::nullopt,
-                            kernel_dtype, fast_accumulation);
+  // at::_scaled_mm's layout rule on a GPU: the first operand row-major, the second column-major. Free
+  // for operands already laid out so.
+  auto out =
+      at::_scaled_mm(a.contiguous(), b.t().contiguous().t(), a_inverse, b_inverse, /*bias=*/std::nullopt,
+                     /*scale_result=*/std::nullopt, kernel_dtype, fast_accumulation);
   if (afterwards) out.mul_(*afterwards);
   return out.scalar_type() == out_dtype ? out : out.to(out_dtype);
 }

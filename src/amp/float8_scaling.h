@@ -32,8 +32,9 @@ torch::Tensor float8_scale(const torch::Tensor& amax, c10::ScalarType format, Fl
 // then cast to the format.
 torch::Tensor to_float8(const torch::Tensor& x, const torch::Tensor& scale, c10::ScalarType format);
 
-// (a / a_scale) @ (b / b_scale) in `out_dtype`, through at::_scaled_mm, where `a` (row-major) and `b`
-// (column-major) are float8 and their scales are the ones they were cast with: one each (tensorwise), or
+// (a / a_scale) @ (b / b_scale) in `out_dtype`, through at::_scaled_mm (given `a` row-major and `b`
+// column-major, as it needs on a GPU, whatever their layouts), where `a` and `b` are float8 and their
+// scales are the ones they were cast with: one each (tensorwise), or
 // a's per row [M, 1] and b's per column [1, N] (rowwise). As torchao does: rowwise without fast
 // accumulation multiplies the scales in afterwards, and rowwise products come out in bf16 first.
 torch::Tensor scaled_matmul(const torch::Tensor& a, const torch::Tensor& a_scale, const torch::Tensor& b,
