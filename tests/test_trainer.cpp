@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "amp/mode_support.h"
 #include "config/experiment_config.h"
 #include "config/memory_estimate.h"
 #include "data/batch_order.h"
 #include "data/load_dataset.h"
 #include "experiment_runs.h"
 #include "measure/device.h"
+#include "measure/gpu_info.h"
 #include "measure/host_sync_check.h"
 #include "models/registry.h"
 #include "train/classification_loss.h"
@@ -230,6 +232,44 @@ TEST(Trainer, TheTimedLoopMakesNoHostSyncOnAGpu) {
           .run(mode, *model, record);
       EXPECT_EQ(record.status, TrialStatus::ok)
           << ampbench::amp::to_string(mode) << ": " << record.detail.value_or("");
+    }
+  }
+  unsetenv(ampbench::measure::kForbidHostSyncVariable);
+}
+
+// The fp8 modes' timed loop under the same sync-debug mode, on an MLP whose layers all take float8's
+// shapes: scales and amaxes stay on the device.
+TEST(Trainer, TheFp8ModesTimedLoopMakesNoHostSyncOnAGpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
+  const auto gpu = ampbench::measure::gpu_details(0);
+  if (!gpu) GTEST_SKIP() << "no GPU details";
+  using ampbench::amp::PrecisionMode;
+  if (auto why = ampbench::amp::check_mode_support(
+                     PrecisionMode::fp8, c10::DeviceType::CUDA,
+                     ampbench::amp::ComputeCapability{gpu->capability_major, gpu->capability_minor})
+                     .skip_reason)
+    GTEST_SKIP() << *why;
+  setenv(ampbench::measure::kForbidHostSyncVariable, "1", 1);
+  auto doc = fp16_config(1, 1.0);
+  doc["model"]["options"] = {{"width", 32}, {"depth", 1}};
+  doc["data"]["synthetic"] = {{"train_samples", 64}, {"val_samples", 16}, {"shape", {32}}, {"classes", 16}};
+  doc["train"]["batch_size"] = 16;
+  auto config = ampbench::config::parse_experiment_config(doc);
+  const torch::Device cuda(torch::kCUDA, 0);
+  auto dataset = ampbench::data::load_dataset(config.data, cuda);
+  for (auto mode : {PrecisionMode::fp8, PrecisionMode::fp8_rowwise}) {
+    auto model = config.model.spec->build();
+    model->to(cuda);
+    TrialRecord record;
+    ampbench::train::Trainer(ampbench::train::TrainerOptions::from(config), dataset, cuda)
+        .run(mode, *model, record);
+    EXPECT_EQ(record.status, TrialStatus::ok)
+        << ampbench::amp::to_string(mode) << ": " << record.detail.value_or("");
+    ASSERT_TRUE(record.float8);
+    ASSERT_FALSE(record.float8->layers.empty());
+    for (const auto& layer : record.float8->layers) {
+      EXPECT_GT(layer.float8_calls, 0) << layer.name;
+      EXPECT_EQ(layer.bf16_calls, 0) << layer.name;
     }
   }
   unsetenv(ampbench::measure::kForbidHostSyncVariable);
