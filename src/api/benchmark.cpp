@@ -87,7 +87,7 @@ Outcome run_benchmark(const Request& request) {
   check_outputs(writer, outcome.config, request.config_file, request.dry_run);
   if (request.dry_run) return outcome;
 
-  outcome.run_folder = make_run_folder(outcome.config);
+  outcome.run_folder = request.run_folder ? *request.run_folder : make_run_folder(outcome.config);
   writer.set_run_folder(outcome.run_folder);
   experiment.set_trace_folder(outcome.run_folder);
   spdlog::info("writing to {}", outcome.run_folder.string());

@@ -37,6 +37,9 @@ struct Request {
   std::vector<report::ExportTarget> exports;
   bool dry_run = false;                 // make every check a run makes, then stop: nothing is written
   train::Progress* progress = nullptr;  // updated as steps finish (for a live display)
+  // The folder to write into, made by the caller (a sweep's point); else a new one under the config's
+  // output dir.
+  std::optional<std::filesystem::path> run_folder;
   // Called once every check has passed and the run folder exists, just before the first trial.
   std::function<void(const std::filesystem::path& run_folder)> on_start;
 };

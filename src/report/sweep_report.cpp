@@ -1,0 +1,164 @@
+#include "report/sweep_report.h"
+
+#include <algorithm>
+
+#include "report/text_table.h"
+#include "util/enum_names.h"
+
+namespace ampbench::report {
+namespace {
+
+SweepModeFigures figures_of(const ModeSummary& s) {
+  std::vector<double> rates;
+  for (const auto& trial : s.trials_compared) rates.push_back(trial.samples_per_second);
+  return {s.mode,
+          static_cast<int64_t>(s.trials_compared.size()),
+          s.samples_per_second.median,
+          measure::bootstrap_median(rates),
+          s.speedup_vs_fp32,
+          s.speedup_interval,
+          s.peak_bytes,
+          s.activation_bytes,
+          s.fidelity.verdict};
+}
+
+const SweepModeFigures* figures_at(const SweepPointReport& point, amp::PrecisionMode mode) {
+  for (const auto& figures : point.modes) {
+    if (figures.mode == mode && figures.speedup_vs_fp32) return &figures;
+  }
+  return nullptr;
+}
+
+bool overlap(const measure::Interval& a, const measure::Interval& b) {
+  return a.low <= b.high && b.low <= a.high;
+}
+
+// Which side of 1.0 each point's speed-up lies on, by its interval; the best point and its ties.
+SpeedupShape shape_of(amp::PrecisionMode mode, const std::vector<SweepPointReport>& points, bool one_axis) {
+  SpeedupShape shape{mode, {}, {}, {}, {}, {}, {}, 0};
+  const SweepModeFigures* best = nullptr;
+  std::vector<std::pair<int64_t, int>> sides;  // (point, +1 faster / -1 slower), in sweep order
+  for (const auto& point : points) {
+    const auto* f = figures_at(point, mode);
+    if (!f) continue;
+    const auto index = point.point.index;
+    if (!best || *f->speedup_vs_fp32 > *best->speedup_vs_fp32) {
+      best = f;
+      shape.best_point = index;
+    }
+    const auto& interval = f->speedup_interval;
+    if (interval && interval->low > 1.0) {
+      shape.faster.push_back(index);
+      sides.emplace_back(index, 1);
+    } else if (interval && interval->high < 1.0) {
+      shape.slower.push_back(index);
+      sides.emplace_back(index, -1);
+    } else {
+      shape.undecided.push_back(index);
+      if (!interval) ++shape.without_interval;
+    }
+  }
+  for (const auto& point : points) {
+    const auto* f = figures_at(point, mode);
+    if (!f || point.point.index == shape.best_point || !f->speedup_interval || !best->speedup_interval)
+      continue;
+    if (overlap(*f->speedup_interval, *best->speedup_interval))
+      shape.tied_with_best.push_back(point.point.index);
+  }
+  // Only along one key is "between" meaningful: the first pair of decided neighbours on opposite sides.
+  for (size_t i = 1; one_axis && !shape.crossing && i < sides.size(); ++i) {
+    if (sides[i].second != sides[i - 1].second) shape.crossing = {{sides[i - 1].first, sides[i].first}};
+  }
+  return shape;
+}
+
+std::string settings_of(const SweepReport& report, int64_t index) {
+  return config::describe(report.points.at(index - 1).point);
+}
+
+std::string points_text(const SweepReport& report, const std::vector<int64_t>& indices) {
+  std::vector<std::string> names;
+  for (auto index : indices) names.push_back(settings_of(report, index));
+  return join(names, "; ");
+}
+
+}  // namespace
+
+std::string_view to_string(SweepPointStatus status) {
+  static constexpr util::EnumNames<SweepPointStatus, 3> kNames{{{SweepPointStatus::finished, "finished"},
+                                                                {SweepPointStatus::partial, "partial"},
+                                                                {SweepPointStatus::missing, "missing"}}};
+  return util::name_of(kNames, status);
+}
+
+std::string speedup_text(const SweepModeFigures& f) {
+  if (!f.speedup_vs_fp32) return "-";
+  std::string text = format_number("%.2fx", *f.speedup_vs_fp32);
+  if (f.speedup_interval)
+    text += " [" + format_number("%.2f", f.speedup_interval->low) + ", " +
+            format_number("%.2f", f.speedup_interval->high) + "]";
+  return text;
+}
+
+bool SweepReport::complete() const {
+  return std::all_of(points.begin(), points.end(),
+                     [](const auto& p) { return p.status == SweepPointStatus::finished; });
+}
+
+SweepPointReport point_report(const config::SweepPoint& point, const RunReport& report, bool finished,
+                              std::string run_folder) {
+  SweepPointReport out{
+      point, finished ? SweepPointStatus::finished : SweepPointStatus::partial, std::move(run_folder), {}};
+  for (const auto& summary : report.summary) out.modes.push_back(figures_of(summary));
+  return out;
+}
+
+SweepReport make_sweep_report(std::string name, std::vector<config::SweepAxis> axes,
+                              std::vector<SweepPointReport> points) {
+  SweepReport report{std::move(name), std::move(axes), std::move(points), {}};
+  std::vector<amp::PrecisionMode> modes;
+  for (const auto& point : report.points) {
+    for (const auto& figures : point.modes) {
+      if (figures.mode != amp::PrecisionMode::fp32 &&
+          std::find(modes.begin(), modes.end(), figures.mode) == modes.end())
+        modes.push_back(figures.mode);
+    }
+  }
+  for (auto mode : modes) {
+    auto shape = shape_of(mode, report.points, report.axes.size() == 1);
+    if (shape.best_point) report.shapes.push_back(std::move(shape));
+  }
+  return report;
+}
+
+std::vector<std::string> speedup_lines(const SweepReport& report) {
+  std::vector<std::string> lines;
+  for (const auto& shape : report.shapes) {
+    const auto mode = std::string(amp::to_string(shape.mode));
+    const auto& best = *figures_at(report.points.at(*shape.best_point - 1), shape.mode);
+    std::string line = mode + ": best at " + settings_of(report, *shape.best_point) + ", " +
+                       speedup_text(best) + " fp32's speed";
+    if (!shape.tied_with_best.empty())
+      line += " (its interval overlaps those of " + points_text(report, shape.tied_with_best) + ")";
+    if (shape.crossing) {
+      line += "; crosses 1.0 between " + settings_of(report, shape.crossing->first) + " and " +
+              settings_of(report, shape.crossing->second);
+    } else if (shape.slower.empty() && shape.undecided.empty()) {
+      line += "; faster than fp32 at every point";
+    } else if (shape.faster.empty() && shape.undecided.empty()) {
+      line += "; slower than fp32 at every point";
+    } else {
+      if (!shape.faster.empty()) line += "; faster than fp32 at " + points_text(report, shape.faster);
+      if (!shape.slower.empty()) line += "; slower at " + points_text(report, shape.slower);
+    }
+    if (!shape.undecided.empty())
+      line += "; the intervals cannot tell it from fp32 at " + points_text(report, shape.undecided);
+    if (shape.without_interval > 0)
+      line += " (" + std::to_string(shape.without_interval) +
+              " of them without one: an interval needs two timed trials or more)";
+    lines.push_back(line + ".");
+  }
+  return lines;
+}
+
+}  // namespace ampbench::report

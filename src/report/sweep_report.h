@@ -1,0 +1,73 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/sweep.h"
+#include "measure/statistics.h"
+#include "report/report.h"
+
+namespace ampbench::report {
+
+// One mode at one point of a sweep: the figures of that point's own report (report.json's summary),
+// beside an interval for the throughput.
+struct SweepModeFigures {
+  amp::PrecisionMode mode = amp::PrecisionMode::fp32;
+  int64_t trials = 0;                        // timed trials that finished
+  std::optional<double> samples_per_second;  // the summary's median
+  std::optional<measure::Interval>
+      throughput_interval;  // 95 % bootstrap of the median over the trials' rates
+  std::optional<double> speedup_vs_fp32;
+  std::optional<measure::Interval> speedup_interval;
+  int64_t peak_bytes = 0;
+  std::optional<int64_t> activation_bytes;
+  std::optional<FidelityVerdict> fidelity;
+};
+
+// How a point's run ended: it finished, it stopped partway (a signal, a failed trial), or it never ran.
+enum class SweepPointStatus { finished, partial, missing };
+std::string_view to_string(SweepPointStatus status);
+
+struct SweepPointReport {
+  config::SweepPoint point;
+  SweepPointStatus status = SweepPointStatus::missing;
+  std::string run_folder;  // relative to the sweep folder; empty when it never ran
+  std::vector<SweepModeFigures> modes;
+};
+
+// Where a mode's speed-up over fp32 is best and where it crosses 1.0, judged on the intervals.
+struct SpeedupShape {
+  amp::PrecisionMode mode = amp::PrecisionMode::fp32;
+  std::optional<int64_t> best_point;               // the point of the largest median speed-up
+  std::vector<int64_t> tied_with_best;             // points whose interval overlaps the best one's
+  std::vector<int64_t> faster, slower, undecided;  // interval above 1, below 1, around 1 (or none)
+  // One swept key: the two points the intervals place on either side of 1.0, in sweep order.
+  std::optional<std::pair<int64_t, int64_t>> crossing;
+  int64_t without_interval = 0;  // undecided points with no interval at all (one timed trial)
+};
+
+struct SweepReport {
+  std::string name;  // the experiment's
+  std::vector<config::SweepAxis> axes;
+  std::vector<SweepPointReport> points;  // every point, in order, missing ones too
+  std::vector<SpeedupShape> shapes;      // one per mode other than fp32 that ran at some point
+  bool complete() const;
+};
+
+// A point that ran, from its report; `run_folder` relative to the sweep folder.
+SweepPointReport point_report(const config::SweepPoint& point, const RunReport& report, bool finished,
+                              std::string run_folder);
+
+// The sweep's report from its points (missing ones included), with each mode's speed-up shape.
+SweepReport make_sweep_report(std::string name, std::vector<config::SweepAxis> axes,
+                              std::vector<SweepPointReport> points);
+
+// A mode's speed-up over fp32 with its interval, "1.52x [1.40, 1.61]"; "-" without one.
+std::string speedup_text(const SweepModeFigures& figures);
+
+// A line per mode: where its speed-up is best, and where it crosses 1.0 or that it does not.
+std::vector<std::string> speedup_lines(const SweepReport& report);
+
+}  // namespace ampbench::report

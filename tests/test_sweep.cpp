@@ -1,0 +1,231 @@
+// Sweeps: reading the config's "sweep", the grid of points, each mode's speed-up shape over the points,
+// and the sweep report's files.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "api/sweep.h"
+#include "config/sweep.h"
+#include "report/sweep_render.h"
+#include "report/sweep_report.h"
+#include "temp_dir_test.h"
+#include "util/input_error.h"
+
+namespace {
+
+using ampbench::amp::PrecisionMode;
+using ampbench::config::SweepAxis;
+using ampbench::report::SweepModeFigures;
+using ampbench::report::SweepPointReport;
+using ampbench::report::SweepPointStatus;
+using nlohmann::json;
+
+json base() { return {{"name", "b"}, {"train", {{"batch_size", 8}}}}; }
+
+// The InputError's pointer and problem, for a document's sweep; "" when it reads.
+std::string refusal(json doc) {
+  try {
+    ampbench::config::expand_sweep(doc, ampbench::config::take_sweep(doc));
+  } catch (const ampbench::util::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Sweep, TheConfigsSweepIsTakenOutAndExpandedIntoAGridFirstAxisSlowest) {
+  auto doc = base();
+  doc["sweep"] = {{{"key", "/train/batch_size"}, {"values", {8, 16}}},
+                  {{"key", "/precision/modes"}, {"values", {json{"fp32"}, json{"fp32", "bf16"}}}}};
+  const auto axes = ampbench::config::take_sweep(doc);
+  EXPECT_FALSE(doc.contains("sweep"));
+  const auto points = ampbench::config::expand_sweep(doc, axes);
+  ASSERT_EQ(points.size(), 4u);
+  EXPECT_EQ(points[0].index, 1);
+  EXPECT_EQ(points[1].config["train"]["batch_size"], 8);
+  EXPECT_EQ(points[1].config["precision"]["modes"], (json{"fp32", "bf16"}));  // a key the base lacks
+  EXPECT_EQ(points[2].config["train"]["batch_size"], 16);
+  EXPECT_EQ(points[3].index, 4);
+  EXPECT_EQ(ampbench::config::describe(points[3]),
+            "/train/batch_size=16, /precision/modes=[\"fp32\",\"bf16\"]");
+  EXPECT_EQ(points[3].config["name"], "b");  // the rest of the config is the base's
+  auto plain = base();
+  EXPECT_TRUE(ampbench::config::take_sweep(plain).empty());
+}
+
+TEST(Sweep, AMalformedSweepIsRefusedAtItsPointer) {
+  auto with = [](json sweep) {
+    auto doc = base();
+    doc["sweep"] = std::move(sweep);
+    return doc;
+  };
+  const std::vector<std::pair<json, std::string>> cases{
+      {json::object(), "/sweep: must be a non-empty list"},
+      {json::array(), "/sweep: must be a non-empty list"},
+      {json{5}, "/sweep/0: must be an object"},
+      {{{{"values", {1}}}}, "/sweep/0/key"},
+      {{{{"key", "/train/batch_size"}}}, "/sweep/0/values: must be a list"},
+      {{{{"key", "/train/batch_size"}, {"values", 8}}}, "/sweep/0/values: must be a list"},
+      {{{{"key", "/train/batch_size"}, {"values", json::array()}}},
+       "/sweep/0/key: /train/batch_size has no values"},
+      {{{{"key", "/train/batch_size"}, {"values", {8, 8}}}}, "takes 8 twice"},
+      {{{{"key", "train/batch_size"}, {"values", {8}}}}, "/sweep/0/key: the key must be a JSON pointer"},
+      {{{{"key", "/"}, {"values", {8}}}}, "/sweep/0/key: the key must be a JSON pointer"},
+      {{{{"key", "/a~2b"}, {"values", {8}}}}, "not a JSON pointer"},
+      {{{{"key", "/sweep/0"}, {"values", {8}}}}, "a sweep cannot sweep itself"},
+      {{{{"key", "/train/batch_size"}, {"values", {8}}, {"valeus", {1}}}}, "/sweep/0/valeus"},
+      {{{{"key", "/train/batch_size"}, {"values", {8}}}, {{"key", "/train//batch_size"}, {"values", {8}}}},
+       ""},
+      {{{{"key", "/train/batch_size"}, {"values", {8}}}, {{"key", "/train/batch_size"}, {"values", {16}}}},
+       "the key is swept twice"},
+      {{{{"key", "/name/x"}, {"values", {8}}}}, "/name/x: something other than an object is in the way"},
+  };
+  for (const auto& [sweep, expected] : cases) {
+    SCOPED_TRACE(sweep.dump());
+    const auto line = refusal(with(sweep));
+    if (expected.empty()) {
+      EXPECT_EQ(line, "");
+    } else {
+      EXPECT_NE(line.find(expected), std::string::npos) << line;
+    }
+  }
+}
+
+SweepModeFigures figures(PrecisionMode mode, double speedup,
+                         std::optional<ampbench::measure::Interval> interval) {
+  SweepModeFigures f;
+  f.mode = mode;
+  f.trials = 2;
+  f.samples_per_second = 100 * speedup;
+  f.speedup_vs_fp32 = speedup;
+  f.speedup_interval = interval;
+  return f;
+}
+
+// Points of one key (batch size) whose bf16 speed-up over fp32 is given with its interval.
+std::vector<SweepPointReport> points(
+    const std::vector<std::pair<double, std::optional<ampbench::measure::Interval>>>& bf16) {
+  std::vector<SweepPointReport> out;
+  for (size_t i = 0; i < bf16.size(); ++i) {
+    ampbench::config::SweepPoint point{static_cast<int64_t>(i) + 1, {{"/train/batch_size", 8 << i}}, {}};
+    out.push_back({point,
+                   SweepPointStatus::finished,
+                   "point-" + std::to_string(i + 1),
+                   {figures(PrecisionMode::fp32, 1.0, std::nullopt),
+                    figures(PrecisionMode::bf16, bf16[i].first, bf16[i].second)}});
+  }
+  return out;
+}
+
+ampbench::report::SweepReport report_of(std::vector<SweepPointReport> points, size_t axes = 1) {
+  std::vector<SweepAxis> keys(axes, SweepAxis{"/train/batch_size", {8, 16, 32, 64}});
+  return ampbench::report::make_sweep_report("b", keys, std::move(points));
+}
+
+TEST(Sweep, TheSpeedupCrossesOneBetweenTheDecidedNeighboursOnEitherSide) {
+  const auto report = report_of(
+      points({{0.8, {{0.7, 0.9}}}, {1.0, {{0.9, 1.1}}}, {1.4, {{1.3, 1.5}}}, {1.6, {{1.35, 1.8}}}}));
+  ASSERT_EQ(report.shapes.size(), 1u);  // bf16; fp32 is the baseline
+  const auto& shape = report.shapes[0];
+  EXPECT_EQ(shape.best_point, 4);
+  EXPECT_EQ(shape.tied_with_best, (std::vector<int64_t>{3}));  // 1.3-1.5 overlaps 1.35-1.8
+  EXPECT_EQ(shape.slower, (std::vector<int64_t>{1}));
+  EXPECT_EQ(shape.undecided, (std::vector<int64_t>{2}));
+  EXPECT_EQ(shape.faster, (std::vector<int64_t>{3, 4}));
+  ASSERT_TRUE(shape.crossing);
+  EXPECT_EQ(*shape.crossing, (std::pair<int64_t, int64_t>{1, 3}));
+  const auto lines = ampbench::report::speedup_lines(report);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(
+      lines[0],
+      "bf16: best at /train/batch_size=64, 1.60x [1.35, 1.80] fp32's speed (its interval overlaps those of "
+      "/train/batch_size=32); crosses 1.0 between /train/batch_size=8 and /train/batch_size=32; the "
+      "intervals cannot tell it from fp32 at /train/batch_size=16.");
+}
+
+TEST(Sweep, WithoutIntervalsNothingIsDecidedAndTheLineSaysWhy) {
+  const auto report = report_of(points({{0.8, std::nullopt}, {1.3, std::nullopt}}));
+  const auto& shape = report.shapes.at(0);
+  EXPECT_EQ(shape.best_point, 2);
+  EXPECT_FALSE(shape.crossing);
+  EXPECT_EQ(shape.undecided, (std::vector<int64_t>{1, 2}));
+  EXPECT_NE(ampbench::report::speedup_lines(report)[0].find(
+                "(2 of them without one: an interval needs two timed trials"),
+            std::string::npos);
+}
+
+TEST(Sweep, OneSidedSpeedupsSaySoAndAGridHasNoCrossing) {
+  auto faster = report_of(points({{1.2, {{1.1, 1.3}}}, {1.5, {{1.4, 1.6}}}}));
+  EXPECT_NE(ampbench::report::speedup_lines(faster)[0].find("; faster than fp32 at every point."),
+            std::string::npos);
+  auto slower = report_of(points({{0.5, {{0.4, 0.6}}}, {0.7, {{0.6, 0.8}}}}));
+  EXPECT_NE(ampbench::report::speedup_lines(slower)[0].find("; slower than fp32 at every point."),
+            std::string::npos);
+  // Two keys: "between" two points of a grid means nothing, so the sides are listed instead.
+  auto grid = report_of(points({{0.5, {{0.4, 0.6}}}, {1.5, {{1.4, 1.6}}}}), 2);
+  EXPECT_FALSE(grid.shapes.at(0).crossing);
+  EXPECT_NE(ampbench::report::speedup_lines(grid)[0].find(
+                "; faster than fp32 at /train/batch_size=16; slower at /train/batch_size=8."),
+            std::string::npos);
+}
+
+TEST(Sweep, TheReportFilesCarryEveryPointAndModeAndNameTheMissingOnes) {
+  auto all = points({{0.8, {{0.7, 0.9}}}, {1.4, {{1.3, 1.5}}}});
+  all[1] = {all[1].point, SweepPointStatus::missing, "", {}};
+  const auto report = report_of(all);
+  EXPECT_FALSE(report.complete());
+  const auto doc = ampbench::report::to_json(report);
+  EXPECT_EQ(doc["sweep_schema_version"], ampbench::report::kSweepSchemaVersion);
+  EXPECT_EQ(doc["complete"], false);
+  EXPECT_EQ(doc["not_finished"], json{2});
+  EXPECT_EQ(doc["points"][0]["settings"]["/train/batch_size"], 8);
+  EXPECT_EQ(doc["points"][0]["modes"][1]["speedup_vs_fp32"], 0.8);
+  EXPECT_EQ(doc["points"][0]["modes"][1]["speedup_interval_95"], (json{0.7, 0.9}));
+  EXPECT_EQ(doc["points"][1]["status"], "missing");
+  EXPECT_TRUE(doc["points"][1]["run_folder"].is_null());
+  const auto csv = ampbench::report::to_csv(report);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "point,/train/batch_size,status,mode,trials,samples_per_second,samples_per_second_low,"
+            "samples_per_second_high,speedup_vs_fp32,speedup_low,speedup_high,peak_bytes,activation_bytes,"
+            "fidelity");
+  EXPECT_NE(csv.find("\n1,8,finished,bf16,2,80,,,0.8,0.7,0.9,0,,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n2,16,missing,,,,,,,,,,,\n"), std::string::npos) << csv;
+  const auto console = ampbench::report::to_console(report);
+  EXPECT_NE(console.find("partial sweep: not finished: 2 (/train/batch_size=16, missing)"),
+            std::string::npos);
+  EXPECT_NE(ampbench::report::to_markdown(report).find("| 1 | 8 | finished | bf16 |"), std::string::npos)
+      << ampbench::report::to_markdown(report);
+}
+
+class SweepRun : public ampbench::testing::TempDirTest {};
+
+// After a point that did not finish the sweep stops: the points after it are missing, in the report
+// returned and the sweep.json written.
+TEST_F(SweepRun, ThePointsAfterOneThatDidNotFinishAreMissing) {
+  ampbench::api::SweepRequest sweep;
+  sweep.base.config = {
+      {"name", "s"},
+      {"model", {{"type", "mlp"}, {"options", {{"width", 8}, {"depth", 1}}}}},
+      {"data", {{"synthetic", {{"train_samples", 32}, {"val_samples", 16}, {"shape", {4}}, {"classes", 2}}}}},
+      {"train", {{"epochs", 1}, {"batch_size", 8}}},
+      {"precision", {{"modes", {"fp32"}}}},
+      {"device", "cpu"},
+      {"output", {{"dir", dir_.string()}}}};
+  sweep.axes = {{"/train/batch_size", {8, 16, 32}}};
+  int runs = 0;
+  sweep.finished = [&](const ampbench::api::Outcome&) { return ++runs > 1; };  // the first did not finish
+  const auto outcome = ampbench::api::run_sweep(sweep);
+  EXPECT_EQ(runs, 1);
+  ASSERT_EQ(outcome.outcomes.size(), 1u);
+  const auto& points = outcome.report.points;
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[0].status, SweepPointStatus::partial);
+  EXPECT_EQ(points[1].status, SweepPointStatus::missing);
+  EXPECT_EQ(points[2].status, SweepPointStatus::missing);
+  EXPECT_TRUE(std::filesystem::exists(outcome.folder / "point-1" / "report.json"));
+  EXPECT_FALSE(std::filesystem::exists(outcome.folder / "point-2"));
+  const auto written = json::parse(std::ifstream(outcome.folder / "sweep.json"));
+  EXPECT_EQ(written["not_finished"], (json{1, 2, 3}));
+}
+
+}  // namespace
