@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Validates ampbench reports against docs/report.schema.json (JSON Schema 2020-12, with jsonschema).
+"""Validates ampbench reports against docs/report.schema.json, and sweep reports (sweep.json) against
+docs/sweep.schema.json (JSON Schema 2020-12, with jsonschema).
 
-Usage: validate_report.py PATH [...]; a PATH is a report (a run folder's report.json or an --export-json
-file) or a folder, searched for reports: report.json files, and JSON files that hold a schema_version and
-trials. Prints each violation with its JSON path and exits 1 if any, or if a folder holds no report.
+Usage: validate_report.py PATH [...]; a PATH is a report (a run folder's report.json, an --export-json
+file or a sweep.json) or a folder, searched for reports: report.json and sweep.json files, and JSON files
+that hold a schema_version and trials. Prints each violation with its JSON path and exits 1 if any, or if a
+folder holds no report.
 """
 import json
 import pathlib
@@ -11,11 +13,13 @@ import sys
 
 import jsonschema
 
-SCHEMA = pathlib.Path(__file__).resolve().parent.parent / "docs" / "report.schema.json"
+DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
+SCHEMA = DOCS / "report.schema.json"
+SWEEP_SCHEMA = DOCS / "sweep.schema.json"
 
 
 def is_report(path):
-    if path.name == "report.json":
+    if path.name in ("report.json", "sweep.json"):
         return True
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
@@ -30,22 +34,23 @@ def reports_in(path):
     return sorted(p for p in path.rglob("*.json") if p.is_file() and is_report(p))
 
 
-def violations(validator, path):
+def violations(validators, path):
     with open(path, encoding="utf-8") as f:
         report = json.load(f)
-    for error in validator.iter_errors(report):
+    sweep = isinstance(report, dict) and "sweep_schema_version" in report
+    for error in validators[sweep].iter_errors(report):
         yield f"{path}: {error.json_path}: {error.message[:300]}"
 
 
 def main(paths):
-    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
-    validator = jsonschema.Draft202012Validator(schema)
+    validators = [jsonschema.Draft202012Validator(json.loads(schema.read_text(encoding="utf-8")))
+                  for schema in (SCHEMA, SWEEP_SCHEMA)]
     found = []
     for given in map(pathlib.Path, paths):
         reports = reports_in(given)
         if not reports:
             found.append(f"{given}: no ampbench report in this folder")
-        found += [line for path in reports for line in violations(validator, path)]
+        found += [line for path in reports for line in violations(validators, path)]
     for line in found:
         print(line)
     return 1 if found else 0

@@ -19,6 +19,7 @@
 #include "measure/environment.h"
 #include "report/csv_report.h"
 #include "report/report.h"
+#include "report/sweep_render.h"
 #include "temp_dir_test.h"
 
 namespace ampbench::testing {
@@ -39,7 +40,8 @@ inline std::string read_file(const fs::path& path) {
 }
 
 // Every report of this ampbench's schema version under `dir`: its run folders' report.json and the exports
-// (JSON with a schema_version and trials). Reports of other versions are ones a test planted.
+// (JSON with a schema_version and trials), and its sweeps' sweep.json. Reports of other versions are ones a
+// test planted.
 inline std::vector<fs::path> reports_under(const fs::path& dir) {
   std::vector<fs::path> out;
   std::error_code error;
@@ -50,14 +52,18 @@ inline std::vector<fs::path> reports_under(const fs::path& dir) {
                         (doc.is_object() && doc.contains("schema_version") && doc.contains("trials"));
     if (report && doc.is_object() && doc.value("schema_version", 0) == report::kSchemaVersion)
       out.push_back(it->path());
+    if (it->path().filename() == "sweep.json" && doc.is_object() &&
+        doc.value("sweep_schema_version", 0) == report::kSweepSchemaVersion)
+      out.push_back(it->path());
   }
   return out;
 }
 
 class Cli : public TempDirTest {
  protected:
-  // Whatever a test checked, each report it left must be valid against docs/report.schema.json
-  // (scripts/validate_report.py, with jsonschema), diverged, failed and partial runs included.
+  // Whatever a test checked, each report it left must be valid against docs/report.schema.json or
+  // docs/sweep.schema.json (scripts/validate_report.py, with jsonschema), diverged, failed and partial runs
+  // included.
   void TearDown() override {
     std::string files;
     for (const auto& path : reports_under(dir_)) files += " '" + path.string() + "'";

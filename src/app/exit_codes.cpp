@@ -4,6 +4,7 @@
 
 #include "api/benchmark.h"
 #include "api/compare.h"
+#include "api/sweep.h"
 
 namespace ampbench::app {
 namespace {
@@ -45,6 +46,21 @@ int exit_code_for(const api::Outcome& outcome) {
   const auto& gates = outcome.report.gates;
   if (std::any_of(gates.begin(), gates.end(), [](const report::GateResult& g) { return !g.passed; }))
     return kExitGateFailed;
+  return kExitSuccess;
+}
+
+bool sweep_goes_on_after(const api::Outcome& outcome) {
+  const int code = exit_code_for(outcome);
+  return code != kExitInterrupted && code != kExitRuntimeFailure;
+}
+
+int exit_code_for(const api::SweepOutcome& outcome) {
+  if (outcome.write_failure) return kExitRuntimeFailure;
+  std::vector<int> codes;
+  for (const auto& point : outcome.outcomes) codes.push_back(exit_code_for(point));
+  for (int code : {kExitInterrupted, kExitRuntimeFailure, kExitNothingMeasured, kExitGateFailed}) {
+    if (std::find(codes.begin(), codes.end(), code) != codes.end()) return code;
+  }
   return kExitSuccess;
 }
 

@@ -6,6 +6,7 @@
 namespace ampbench::api {
 struct Outcome;
 struct CompareOutcome;
+struct SweepOutcome;
 }  // namespace ampbench::api
 
 namespace ampbench::app {
@@ -25,6 +26,11 @@ constexpr int kExitInterrupted = 130;  // stopped by a signal (SIGINT, ...); the
 // stop (130), a set-up that failed or a failed trial or fidelity seed (1), nothing measured (4), a failed
 // gate (3); else 0.
 int exit_code_for(const api::Outcome& outcome);
+// Whether a run's outcome lets a sweep go on to its next point: not stopped, not failed (exit 130 or 1).
+bool sweep_goes_on_after(const api::Outcome& outcome);
+// A sweep: 1 when its own report was not written, else the first of its points' codes in the order
+// above (130, 1, 4, 3), else 0.
+int exit_code_for(const api::SweepOutcome& outcome);
 // compare: 3 for a regression, 5 for a change that one sample cannot judge (and no regression), else 0.
 int exit_code_for(const api::CompareOutcome& outcome);
 

@@ -1,5 +1,6 @@
 #include "cli/cli_options.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -189,8 +190,34 @@ void add_options(CLI::App& app, CliOptions& options) {
                "make every check a run makes before training (device, data, memory, exports, output "
                "folder, --inject-fault), print the resolved config and exit; writes nothing");
   app.add_flag("--list-models", options.list_models, "list the reference models and exit");
+  app.add_option("--sweep", options.sweeps,
+                 "run the experiment at each value of a config key, KEY=V1,V2,... with KEY a JSON pointer "
+                 "(e.g. /train/batch_size=8,16,32); given again, a grid of the keys")
+      ->allow_extra_args(false)
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            return sweep_axis(text) ? std::string()
+                                    : "expected KEY=V1,V2,..., e.g. /train/batch_size=8,16,32";
+          },
+          "KEY=V1,V2,...", "sweep"));
   add_debug_options(app, options);
   add_export_options(app, options);
+}
+
+std::optional<config::SweepAxis> sweep_axis(const std::string& text) {
+  const auto equals = text.find('=');
+  if (equals == std::string::npos || equals == 0) return std::nullopt;
+  config::SweepAxis axis{text.substr(0, equals), {}};
+  std::string rest = text.substr(equals + 1);
+  for (size_t start = 0; start <= rest.size();) {
+    const auto comma = std::min(rest.find(',', start), rest.size());
+    const auto item = rest.substr(start, comma - start);
+    if (item.empty()) return std::nullopt;
+    auto value = nlohmann::json::parse(item, nullptr, /*allow_exceptions=*/false);
+    axis.values.push_back(value.is_discarded() ? nlohmann::json(item) : value);
+    start = comma + 1;
+  }
+  return axis;
 }
 
 std::vector<report::ExportTarget> export_targets(const CliOptions& options) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/compare.h"
+#include "config/sweep.h"
 #include "report/report_writer.h"
 
 namespace ampbench::cli {
@@ -33,7 +34,13 @@ struct CliOptions {
   bool list_models = false;
   std::string export_json, export_csv, export_markdown;  // "-" is stdout
   std::string inject_fault;                              // testing only: KIND:MODE:STEP[:TRIAL]
+  std::vector<std::string> sweeps;                       // --sweep KEY=V1,V2,..., one per swept key
 };
+
+// --sweep's text as a sweep axis: "/train/batch_size=8,16,32" -> key and values, each value read as JSON
+// when it is JSON ("8", "true", "\"x\"") and as a string otherwise ("bf16"); nullopt without a key or a
+// value.
+std::optional<config::SweepAxis> sweep_axis(const std::string& text);
 
 // --peak-tflops as the config's peak_tflops: "989" -> 989, "bf16=989,fp32=66.9" -> {"bf16": 989, ...};
 // nullopt for text that is neither (an empty item, a mode given twice, a value that is no number). The

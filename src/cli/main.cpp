@@ -1,8 +1,9 @@
 // The ampbench command: parses the command line, hands a request to the library's front door
-// (api::run_benchmark or api::run_compare), prints what came back and exits with the code the outcome
-// calls for (app/exit_codes.h); the only code that prints for the user.
+// (api::run_benchmark, api::run_sweep or api::run_compare), prints what came back and exits with the code the
+// outcome calls for (app/exit_codes.h); the only code that prints for the user.
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -11,6 +12,7 @@
 
 #include "api/benchmark.h"
 #include "api/compare.h"
+#include "api/sweep.h"
 #include "app/command_line.h"
 #include "app/exit_codes.h"
 #include "app/progress_line.h"
@@ -22,6 +24,7 @@
 #include "measure/host_malloc.h"
 #include "models/registry.h"
 #include "report/console_report.h"
+#include "report/sweep_render.h"
 #include "util/printable.h"
 
 namespace {
@@ -56,7 +59,73 @@ int print_outcome(api::Outcome outcome) {
   return app::exit_code_for(outcome);
 }
 
-// The run itself; any refusal before it starts is one line and exit 2.
+// Runs `body`; a refusal (bad input, an output that cannot be written, a fault that cannot fire) is one
+// line and exit 2.
+std::optional<int> refused(const cli::Overrides& overrides, const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const util::InputError& e) {
+    std::cerr << cli::config_error_line(e, overrides) << "\n";
+    return app::kExitUsage;
+  } catch (const api::OutputError& e) {
+    std::cerr << "output error: " << e.what() << "\n";
+    return app::kExitUsage;
+  } catch (const api::UnreachableFault& e) {
+    std::cerr << "usage error: --inject-fault: " << e.what() << "\n";
+    return app::kExitUsage;
+  }
+  return std::nullopt;
+}
+
+// The config file with the command line's overrides written in, and its sweep: the config's keys, then
+// --sweep's. A key both swept and set by an option is refused: one of them would be silently lost.
+void read_config(const cli::CliOptions& options, api::Request& request, std::vector<config::SweepAxis>& axes,
+                 cli::Overrides& overrides) {
+  request.config = config::read_config_file(options.config_path);
+  request.config_file = options.config_path;
+  axes = config::take_sweep(request.config);
+  for (const auto& text : options.sweeps) axes.push_back(*cli::sweep_axis(text));
+  // The file's own values must hold, those a flag replaces too: a bad one would resurface without it.
+  config::parse_experiment_config(request.config);
+  overrides = cli::apply_overrides(request.config, options);
+  for (const auto& axis : axes) {
+    for (const auto& [path, option] : overrides) {
+      if (axis.key == path) throw util::InputError(path, "is swept and set by " + option + " too: give one");
+    }
+  }
+}
+
+int print_sweep_outcome(const api::SweepOutcome& outcome) {
+  std::string text = report::to_console(outcome.report);
+  if (!outcome.write_failure) text += "sweep reports: " + outcome.folder.string() + "\n";
+  std::fputs(text.c_str(), stdout);
+  for (size_t i = 0; i < outcome.outcomes.size(); ++i) {
+    for (const auto& line : app::failure_lines(outcome.outcomes[i]))
+      std::cerr << "error: sweep point " << outcome.points[i].index << ": " << line << "\n";
+  }
+  if (outcome.write_failure) std::cerr << "error: " << *outcome.write_failure << "\n";
+  return app::exit_code_for(outcome);
+}
+
+int run_sweep(const cli::CliOptions& options, api::SweepRequest sweep, const cli::Overrides& overrides,
+              std::optional<app::ProgressLine>& progress_line) {
+  if (!sweep.base.exports.empty()) {
+    std::cerr << "usage error: --export-json, --export-csv and --export-markdown are for one run; a sweep "
+                 "writes sweep.json, sweep.csv and sweep.md in its folder\n";
+    return app::kExitUsage;
+  }
+  sweep.finished = app::sweep_goes_on_after;
+  api::SweepOutcome outcome;
+  if (auto code = refused(overrides, [&] { outcome = api::run_sweep(sweep); })) return *code;
+  progress_line.reset();
+  if (!options.dry_run) return print_sweep_outcome(outcome);
+  auto configs = nlohmann::json::array();
+  for (const auto& point : outcome.outcomes) configs.push_back(config::to_json(point.config));
+  std::cout << configs.dump(2) << "\n";
+  return app::kExitSuccess;
+}
+
+// The run (or sweep) itself; any refusal before it starts is one line and exit 2.
 int run_experiment(const cli::CliOptions& options) {
   train::Progress progress;
   // A live line only for a person at a terminal: never in CI logs, pipes or with --quiet.
@@ -73,24 +142,12 @@ int run_experiment(const cli::CliOptions& options) {
     if (!options.verbose) spdlog::set_level(spdlog::level::warn);
   };
   cli::Overrides overrides;
+  std::vector<config::SweepAxis> axes;
+  if (auto code = refused(overrides, [&] { read_config(options, request, axes, overrides); })) return *code;
+  if (!axes.empty())
+    return run_sweep(options, {std::move(request), std::move(axes), {}}, overrides, progress_line);
   api::Outcome outcome;
-  try {
-    request.config = config::read_config_file(options.config_path);
-    request.config_file = options.config_path;
-    // The file's own values must hold, those a flag replaces too: a bad one would resurface without it.
-    config::parse_experiment_config(request.config);
-    overrides = cli::apply_overrides(request.config, options);
-    outcome = api::run_benchmark(request);
-  } catch (const util::InputError& e) {
-    std::cerr << cli::config_error_line(e, overrides) << "\n";
-    return app::kExitUsage;
-  } catch (const api::OutputError& e) {
-    std::cerr << "output error: " << e.what() << "\n";
-    return app::kExitUsage;
-  } catch (const api::UnreachableFault& e) {
-    std::cerr << "usage error: --inject-fault: " << e.what() << "\n";
-    return app::kExitUsage;
-  }
+  if (auto code = refused(overrides, [&] { outcome = api::run_benchmark(request); })) return *code;
   progress_line.reset();
   // A dry run has passed every check a run makes before it starts (device, data, exports): a CI job
   // can rely on its exit code.

@@ -1,0 +1,125 @@
+// Sweeps end to end: every point a whole run in its own folder, the sweep report made of their reports,
+// refusals before anything runs, and a stopped sweep's partial report.
+#include "cli_fixture.h"
+
+namespace ampbench::testing {
+namespace {
+
+// The one sweep folder a test's run made under out/.
+fs::path sweep_folder(const std::vector<fs::path>& folders) {
+  EXPECT_EQ(folders.size(), 1u);
+  return folders.empty() ? fs::path() : folders.front();
+}
+
+nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_file(path)); }
+
+TEST_F(Cli, ASweepRunsEachPointIntoItsFolderAndReportsTheirOwnFigures) {
+  const auto config = write_config(tiny_config()).string();
+  auto result =
+      run("--config " + config + " -q --sweep /train/batch_size=8,16,32 --repeats 2 --modes fp32,bf16");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto folder = sweep_folder(run_folders());
+  EXPECT_NE(result.out.find("sweep reports: " + folder.string()), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("bf16: best at /train/batch_size="), std::string::npos) << result.out;
+  for (const char* file : {"sweep.json", "sweep.csv", "sweep.md"}) EXPECT_TRUE(fs::exists(folder / file));
+  const auto sweep = read_json(folder / "sweep.json");
+  EXPECT_EQ(sweep["complete"], true);
+  ASSERT_EQ(sweep["points"].size(), 3u);
+  for (int64_t i = 0; i < 3; ++i) {
+    const auto& point = sweep["points"][i];
+    const int64_t batch = 8 << i;
+    EXPECT_EQ(point["settings"]["/train/batch_size"], batch);
+    EXPECT_EQ(point["run_folder"], "point-" + std::to_string(i + 1));
+    // The point's own run: its config took the value, and the sweep's figures are its report's.
+    const auto report = read_json(folder / point["run_folder"].get<std::string>() / "report.json");
+    EXPECT_EQ(report["config"]["train"]["batch_size"], batch);
+    ASSERT_EQ(point["modes"].size(), report["summary"].size());
+    for (size_t m = 0; m < report["summary"].size(); ++m) {
+      const auto &mine = point["modes"][m], &theirs = report["summary"][m];
+      SCOPED_TRACE(theirs["mode"].dump());
+      EXPECT_EQ(mine["mode"], theirs["mode"]);
+      EXPECT_EQ(mine["samples_per_second"], theirs["samples_per_second"]["median"]);
+      EXPECT_EQ(mine["speedup_vs_fp32"], theirs["speedup_vs_fp32"]);
+      EXPECT_EQ(mine["speedup_interval_95"], theirs["speedup_interval_95"]);
+      EXPECT_EQ(mine["peak_bytes"], theirs["peak_bytes"]);
+      EXPECT_EQ(mine["activation_bytes"], theirs["activation_bytes"]);
+      EXPECT_EQ(mine["fidelity"], theirs["fidelity"]);
+      EXPECT_FALSE(mine["samples_per_second_interval_95"].is_null());  // two trials give one
+    }
+  }
+  EXPECT_EQ(line_count(read_file(folder / "sweep.csv")), 1u + 3 * 2);
+}
+
+TEST_F(Cli, TheConfigsSweepAndTheCommandLinesMakeAGrid) {
+  auto doc = tiny_config();
+  doc["sweep"] = {{{"key", "/train/batch_size"}, {"values", {8, 16}}}};
+  auto result = run("--config " + write_config(doc).string() +
+                    " -q --sweep /model/options/width=16,32 --epochs 1 --modes fp32");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto sweep = read_json(sweep_folder(run_folders()) / "sweep.json");
+  ASSERT_EQ(sweep["points"].size(), 4u);
+  EXPECT_EQ(sweep["points"][3]["settings"],
+            (nlohmann::json{{"/train/batch_size", 16}, {"/model/options/width", 32}}));
+  // A dry run checks and prints every point's config, and writes nothing.
+  fs::remove_all(dir_ / "out");
+  auto dry = run("--config " + write_config(doc).string() + " --dry-run --sweep /model/options/width=16,32");
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_EQ(nlohmann::json::parse(dry.out).size(), 4u);
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+TEST_F(Cli, ASweepIsRefusedBeforeAnyPointRunsWithTheLineThatSaysWhere) {
+  const auto config = write_config(tiny_config()).string();
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--sweep /train/batch_size=8,0",
+       "config error: sweep point 2 of 2 (/train/batch_size=0): /train/batch_size: "},
+      {"--sweep /train/batchsize=8",
+       "sweep point 1 of 1 (/train/batchsize=8): /train/batchsize: unknown key"},
+      {"--sweep /train/epochs=1,2 --epochs 1",
+       "/train/epochs (from --epochs): is swept and set by --epochs too"},
+      {"--sweep train/epochs=1", "the key must be a JSON pointer"},
+      {"--sweep /train/epochs=1,1", "takes 1 twice"},
+      {"--sweep /train/epochs=1 --sweep /train/epochs=2", "the key is swept twice"},
+      {"--sweep /train/epochs=", "--sweep: expected KEY=V1,V2,..."},
+      {"--sweep /train/epochs=1,,2", "--sweep: expected KEY=V1,V2,..."},
+      {"--sweep =1", "--sweep: expected KEY=V1,V2,..."},
+      {"--sweep /train/epochs=1 --export-json x.json", "usage error: --export-json, --export-csv and"},
+      {"--sweep /train/epochs=1 --inject-fault nan:fp16:500", "usage error: --inject-fault"},
+  };
+  for (const auto& [args, expected] : cases) {
+    SCOPED_TRACE(args);
+    auto result = run("--config " + config + " " + args);
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
+    EXPECT_EQ(line_count(result.err), 1u) << result.err;
+    EXPECT_FALSE(fs::exists(dir_ / "out"));
+  }
+}
+
+TEST_F(Cli, AStoppedSweepKeepsItsFinishedPointsAndSaysWhichIsNot) {
+  const auto config = write_config(tiny_config()).string();
+  // The planted stop fires in the last point.
+  auto result = run("--config " + config + " -q --sweep /train/batch_size=8,16,32 --modes fp32 --repeats 1 " +
+                    "--inject-fault sigint:fp32:2");
+  EXPECT_EQ(result.exit_code, 130) << result.err;
+  const auto folder = sweep_folder(run_folders());
+  const auto sweep = read_json(folder / "sweep.json");
+  EXPECT_EQ(sweep["complete"], false);
+  EXPECT_EQ(sweep["not_finished"], nlohmann::json{3});
+  EXPECT_EQ(sweep["points"][0]["status"], "finished");
+  EXPECT_EQ(sweep["points"][1]["status"], "finished");
+  EXPECT_EQ(sweep["points"][2]["status"], "partial");
+  EXPECT_NE(result.out.find("partial sweep: not finished: 3 (/train/batch_size=32, partial)"),
+            std::string::npos)
+      << result.out;
+  // A failed point stops it too, exit 1.
+  fs::remove_all(dir_ / "out");
+  auto failed = run("--config " + config + " -q --sweep /train/batch_size=8,16 --modes fp32 --repeats 1 " +
+                    "--inject-fault error:fp32:2");
+  EXPECT_EQ(failed.exit_code, 1) << failed.err;
+  EXPECT_NE(failed.err.find("error: sweep point 2: fp32 trial 1 failed"), std::string::npos) << failed.err;
+  EXPECT_EQ(read_json(sweep_folder(run_folders()) / "sweep.json")["not_finished"], nlohmann::json{2});
+}
+
+}  // namespace
+}  // namespace ampbench::testing
