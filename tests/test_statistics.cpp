@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "measure/linear_fit.h"
 #include "measure/statistics.h"
 
 using namespace ampbench::measure;
@@ -73,3 +74,39 @@ TEST(Statistics, BootstrapMedianIntervalCoversTheMedianAndNarrowsWithLessSpread)
   EXPECT_EQ(bootstrap_median(tight)->low, a->low);  // fixed seed: reproducible
   EXPECT_FALSE(bootstrap_median({1.0}).has_value());
 }
+
+namespace {
+
+// The least-squares line and its t intervals, against values worked by hand (numpy.polyfit and
+// scipy.stats.t for the intervals give the same).
+TEST(LinearFit, TheLineThroughExactPointsHasZeroWidthIntervals) {
+  const auto fit = ampbench::measure::fit_line({1, 2, 3, 4}, {3, 5, 7, 9});
+  ASSERT_TRUE(fit);
+  EXPECT_NEAR(fit->intercept, 1.0, 1e-12);
+  EXPECT_NEAR(fit->slope, 2.0, 1e-12);
+  EXPECT_NEAR(fit->slope_interval->low, 2.0, 1e-12);
+  EXPECT_NEAR(fit->intercept_interval->high, 1.0, 1e-12);
+}
+
+TEST(LinearFit, NoisyPointsGiveTheTIntervalsOfTheCoefficients) {
+  // x = 1..5, y = 2.1, 3.9, 6.2, 7.8, 10.1: slope 1.99, intercept 0.05, residual SS 0.107,
+  // s = sqrt(0.107 / 3), Sxx = 10, t(3) = 3.182446.
+  const auto fit = ampbench::measure::fit_line({1, 2, 3, 4, 5}, {2.1, 3.9, 6.2, 7.8, 10.1});
+  ASSERT_TRUE(fit);
+  EXPECT_NEAR(fit->slope, 1.99, 1e-12);
+  EXPECT_NEAR(fit->intercept, 0.05, 1e-12);
+  const double s = std::sqrt(0.107 / 3), t = 3.182446;
+  EXPECT_NEAR(fit->slope_interval->high - fit->slope, t * s / std::sqrt(10.0), 1e-5);
+  EXPECT_NEAR(fit->intercept_interval->high - fit->intercept, t * s * std::sqrt(1.0 / 5 + 9.0 / 10), 1e-5);
+}
+
+TEST(LinearFit, WithoutTwoDistinctXThereIsNoLineAndWithTwoPointsNoInterval) {
+  EXPECT_FALSE(ampbench::measure::fit_line({2, 2, 2}, {1, 2, 3}));
+  EXPECT_FALSE(ampbench::measure::fit_line({1}, {1}));
+  EXPECT_FALSE(ampbench::measure::fit_line({1, 2}, {1}));
+  const auto two = ampbench::measure::fit_line({1, 2}, {1, 3});
+  ASSERT_TRUE(two);
+  EXPECT_FALSE(two->slope_interval);
+}
+
+}  // namespace
