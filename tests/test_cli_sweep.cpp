@@ -1,6 +1,7 @@
 // Sweeps end to end: every point a whole run in its own folder, the sweep report made of their reports,
 // refusals before anything runs, and a stopped sweep's partial report.
 #include "cli_fixture.h"
+#include "measure/linear_fit.h"
 
 namespace ampbench::testing {
 namespace {
@@ -48,6 +49,27 @@ TEST_F(Cli, ASweepRunsEachPointIntoItsFolderAndReportsTheirOwnFigures) {
     }
   }
   EXPECT_EQ(line_count(read_file(folder / "sweep.csv")), 1u + 3 * 2);
+  // The step-cost fit is the least-squares line through every timed trial's step time, batch / rate.
+  ASSERT_EQ(sweep["step_costs"].size(), 2u);
+  for (const auto& cost : sweep["step_costs"]) {
+    std::vector<double> batch, seconds;
+    for (const auto& point : sweep["points"]) {
+      const auto report = read_json(folder / point["run_folder"].get<std::string>() / "report.json");
+      for (const auto& summary : report["summary"]) {
+        if (summary["mode"] != cost["mode"]) continue;
+        for (const auto& trial : summary["trials_compared"]) {
+          batch.push_back(point["batch_size"].get<double>());
+          seconds.push_back(batch.back() / trial["samples_per_second"].get<double>());
+        }
+      }
+    }
+    const auto fit = measure::fit_line(batch, seconds);
+    ASSERT_TRUE(fit);
+    EXPECT_EQ(cost["samples"], 6);
+    EXPECT_NEAR(cost["fixed_seconds"].get<double>(), fit->intercept, 1e-12);
+    EXPECT_NEAR(cost["per_sample_seconds"].get<double>(), fit->slope, 1e-12);
+  }
+  EXPECT_NE(result.out.find("fp32: a fixed "), std::string::npos) << result.out;
 }
 
 TEST_F(Cli, TheConfigsSweepAndTheCommandLinesMakeAGrid) {

@@ -109,6 +109,7 @@ std::vector<SweepPointReport> points(
   for (size_t i = 0; i < bf16.size(); ++i) {
     ampbench::config::SweepPoint point{static_cast<int64_t>(i) + 1, {{"/train/batch_size", 8 << i}}, {}};
     out.push_back({point,
+                   int64_t{8} << i,
                    SweepPointStatus::finished,
                    "point-" + std::to_string(i + 1),
                    {figures(PrecisionMode::fp32, 1.0, std::nullopt),
@@ -171,7 +172,7 @@ TEST(Sweep, OneSidedSpeedupsSaySoAndAGridHasNoCrossing) {
 
 TEST(Sweep, TheReportFilesCarryEveryPointAndModeAndNameTheMissingOnes) {
   auto all = points({{0.8, {{0.7, 0.9}}}, {1.4, {{1.3, 1.5}}}});
-  all[1] = {all[1].point, SweepPointStatus::missing, "", {}};
+  all[1] = {all[1].point, 0, SweepPointStatus::missing, "", {}};
   const auto report = report_of(all);
   EXPECT_FALSE(report.complete());
   const auto doc = ampbench::report::to_json(report);
@@ -187,14 +188,43 @@ TEST(Sweep, TheReportFilesCarryEveryPointAndModeAndNameTheMissingOnes) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "point,/train/batch_size,status,mode,trials,samples_per_second,samples_per_second_low,"
             "samples_per_second_high,speedup_vs_fp32,speedup_low,speedup_high,peak_bytes,activation_bytes,"
-            "fidelity");
-  EXPECT_NE(csv.find("\n1,8,finished,bf16,2,80,,,0.8,0.7,0.9,0,,\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("\n2,16,missing,,,,,,,,,,,\n"), std::string::npos) << csv;
+            "fidelity,fixed_share");
+  EXPECT_NE(csv.find("\n1,8,finished,bf16,2,80,,,0.8,0.7,0.9,0,,,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n2,16,missing,,,,,,,,,,,,\n"), std::string::npos) << csv;
   const auto console = ampbench::report::to_console(report);
   EXPECT_NE(console.find("partial sweep: not finished: 2 (/train/batch_size=16, missing)"),
             std::string::npos);
   EXPECT_NE(ampbench::report::to_markdown(report).find("| 1 | 8 | finished | bf16 |"), std::string::npos)
       << ampbench::report::to_markdown(report);
+}
+
+// Step times of exactly 2 ms + 0.1 ms per sample, two trials a point: the fit finds both, and the fixed
+// share of the step shrinks as the batch grows.
+TEST(Sweep, ABatchSizeSweepFitsEachModesFixedAndPerSampleCost) {
+  auto all = points({{1.0, std::nullopt}, {1.0, std::nullopt}, {1.0, std::nullopt}});
+  for (auto& point : all) {
+    const double rate = point.batch_size / (0.002 + 0.0001 * point.batch_size);
+    for (auto& f : point.modes) f.trial_rates = {rate, rate};
+  }
+  auto report = report_of(all);
+  ASSERT_EQ(report.step_costs.size(), 2u);  // fp32 and bf16
+  const auto& fit = report.step_costs[0].fit;
+  EXPECT_EQ(fit.samples, 6);
+  EXPECT_NEAR(fit.intercept, 0.002, 1e-12);
+  EXPECT_NEAR(fit.slope, 0.0001, 1e-12);
+  ASSERT_EQ(report.step_costs[0].fixed_share.size(), 3u);
+  EXPECT_NEAR(report.step_costs[0].fixed_share[0].second, 0.002 / 0.0028, 1e-9);  // batch 8
+  EXPECT_NEAR(report.step_costs[0].fixed_share[2].second, 0.002 / 0.0052, 1e-9);  // batch 32
+  EXPECT_EQ(ampbench::report::step_cost_lines(report)[0],
+            "fp32: a fixed 2 ms [2, 2] a step plus 0.1 ms [0.1, 0.1] a sample; the fixed cost is 71 % of the "
+            "step at "
+            "/train/batch_size=8 and 38 % at /train/batch_size=32.");
+  const auto doc = ampbench::report::to_json(report);
+  EXPECT_NEAR(doc["step_costs"][1]["per_sample_seconds"].get<double>(), 0.0001, 1e-12);
+  EXPECT_EQ(doc["points"][0]["batch_size"], 8);
+  EXPECT_NE(ampbench::report::to_csv(report).find(",0.714285714285714"), std::string::npos);
+  // Another key swept beside the batch size changes the cost itself: no fit.
+  EXPECT_TRUE(report_of(all, 2).step_costs.empty());
 }
 
 class SweepRun : public ampbench::testing::TempDirTest {};

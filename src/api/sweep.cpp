@@ -62,10 +62,10 @@ report::SweepReport sweep_report(const SweepRequest& sweep, const SweepOutcome& 
   for (size_t i = 0; i < outcome.points.size(); ++i) {
     if (i < outcome.outcomes.size()) {
       const auto& ran = outcome.outcomes[i];
-      points.push_back(report::point_report(outcome.points[i], ran.report, finished[i],
-                                            ran.run_folder.filename().string()));
+      points.push_back(report::point_report(outcome.points[i], ran.config.train.batch_size, ran.report,
+                                            finished[i], ran.run_folder.filename().string()));
     } else {
-      points.push_back({outcome.points[i], report::SweepPointStatus::missing, "", {}});
+      points.push_back({outcome.points[i], 0, report::SweepPointStatus::missing, "", {}});
     }
   }
   return report::make_sweep_report(outcome.outcomes.empty() ? "" : outcome.outcomes.front().config.name,

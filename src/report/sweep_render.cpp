@@ -37,11 +37,13 @@ nlohmann::json point_json(const SweepPointReport& p) {
   nlohmann::json settings = nlohmann::json::object(), modes = nlohmann::json::array();
   for (const auto& [key, value] : p.point.settings) settings[key] = value;
   for (const auto& figures : p.modes) modes.push_back(mode_json(figures));
-  return {{"index", p.point.index},
-          {"settings", settings},
-          {"status", to_string(p.status)},
-          {"run_folder", p.run_folder.empty() ? nlohmann::json() : nlohmann::json(p.run_folder)},
-          {"modes", modes}};
+  return {
+      {"index", p.point.index},
+      {"settings", settings},
+      {"batch_size", p.status == SweepPointStatus::missing ? nlohmann::json() : nlohmann::json(p.batch_size)},
+      {"status", to_string(p.status)},
+      {"run_folder", p.run_folder.empty() ? nlohmann::json() : nlohmann::json(p.run_folder)},
+      {"modes", modes}};
 }
 
 nlohmann::json shape_json(const SpeedupShape& s) {
@@ -53,6 +55,29 @@ nlohmann::json shape_json(const SpeedupShape& s) {
       {"slower", s.slower},
       {"undecided", s.undecided},
       {"crossing", s.crossing ? nlohmann::json{s.crossing->first, s.crossing->second} : nlohmann::json()}};
+}
+
+nlohmann::json step_cost_json(const StepCostFit& cost) {
+  auto shares = nlohmann::json::array();
+  for (const auto& [point, share] : cost.fixed_share) shares.push_back({{"point", point}, {"share", share}});
+  return {{"mode", amp::to_string(cost.mode)},
+          {"samples", cost.fit.samples},
+          {"fixed_seconds", cost.fit.intercept},
+          {"fixed_seconds_interval_95", interval_json(cost.fit.intercept_interval)},
+          {"per_sample_seconds", cost.fit.slope},
+          {"per_sample_seconds_interval_95", interval_json(cost.fit.slope_interval)},
+          {"fixed_share", shares}};
+}
+
+// The fixed cost's share of the step of this mode at this point, where its mode was fitted.
+std::optional<double> fixed_share(const SweepReport& report, int64_t point, amp::PrecisionMode mode) {
+  for (const auto& cost : report.step_costs) {
+    if (cost.mode != mode) continue;
+    for (const auto& [index, share] : cost.fixed_share) {
+      if (index == point) return share;
+    }
+  }
+  return std::nullopt;
 }
 
 // A row of the tables: one mode at one point (a missing point has one row, without a mode).
@@ -135,6 +160,10 @@ nlohmann::json to_json(const SweepReport& report) {
     if (point.status != SweepPointStatus::finished) missing.push_back(point.point.index);
   }
   for (const auto& shape : report.shapes) shapes.push_back(shape_json(shape));
+  auto costs = nlohmann::json::array();
+  for (const auto& cost : report.step_costs) costs.push_back(step_cost_json(cost));
+  auto lines = speedup_lines(report);
+  for (auto& line : step_cost_lines(report)) lines.push_back(std::move(line));
   return {{"sweep_schema_version", kSweepSchemaVersion},
           {"name", report.name},
           {"complete", report.complete()},
@@ -142,7 +171,8 @@ nlohmann::json to_json(const SweepReport& report) {
           {"not_finished", missing},
           {"points", points},
           {"speedup_shapes", shapes},
-          {"lines", speedup_lines(report)}};
+          {"step_costs", costs},
+          {"lines", lines}};
 }
 
 std::string to_csv(const SweepReport& report) {
@@ -172,7 +202,10 @@ std::string to_csv(const SweepReport& report) {
        figure([](F f) { return f.speedup_interval ? csv_number(f.speedup_interval->high) : ""; })},
       {"peak_bytes", figure([](F f) { return std::to_string(f.peak_bytes); })},
       {"activation_bytes", figure([](F f) { return optional_cell(f.activation_bytes); })},
-      {"fidelity", figure([](F f) { return text_cell(verdict_name(f.fidelity)); })}};
+      {"fidelity", figure([](F f) { return text_cell(verdict_name(f.fidelity)); })},
+      {"fixed_share", [&report](const Row& r) {
+         return r.figures ? optional_cell(fixed_share(report, r.point->point.index, r.figures->mode)) : "";
+       }}};
   columns.insert(columns.end(), rest.begin(), rest.end());
   return render_csv(columns, rows_of(report));
 }
@@ -180,6 +213,7 @@ std::string to_csv(const SweepReport& report) {
 std::string to_markdown(const SweepReport& report) {
   std::string out = "# Sweep: " + report.name + "\n\n";
   for (const auto& line : speedup_lines(report)) out += "- " + line + "\n";
+  for (const auto& line : step_cost_lines(report)) out += "- " + line + "\n";
   const auto missing = missing_line(report);
   if (!missing.empty()) out += "\n**" + missing.substr(0, missing.size() - 1) + "**\n";
   return out + "\n" + render_markdown_table(table_of(report));
@@ -188,6 +222,7 @@ std::string to_markdown(const SweepReport& report) {
 std::string to_console(const SweepReport& report) {
   std::string out = render_aligned(table_of(report));
   for (const auto& line : speedup_lines(report)) out += line + "\n";
+  for (const auto& line : step_cost_lines(report)) out += line + "\n";
   return out + missing_line(report);
 }
 

@@ -8,6 +8,8 @@
 namespace ampbench::report {
 namespace {
 
+constexpr const char* kBatchSizeKey = "/train/batch_size";
+
 SweepModeFigures figures_of(const ModeSummary& s) {
   std::vector<double> rates;
   for (const auto& trial : s.trials_compared) rates.push_back(trial.samples_per_second);
@@ -19,7 +21,8 @@ SweepModeFigures figures_of(const ModeSummary& s) {
           s.speedup_interval,
           s.peak_bytes,
           s.activation_bytes,
-          s.fidelity.verdict};
+          s.fidelity.verdict,
+          rates};
 }
 
 const SweepModeFigures* figures_at(const SweepPointReport& point, amp::PrecisionMode mode) {
@@ -82,6 +85,41 @@ std::string points_text(const SweepReport& report, const std::vector<int64_t>& i
   return join(names, "; ");
 }
 
+std::optional<StepCostFit> step_cost_of(amp::PrecisionMode mode,
+                                        const std::vector<SweepPointReport>& points) {
+  std::vector<double> batch, seconds;
+  for (const auto& point : points) {
+    for (const auto& figures : point.modes) {
+      if (figures.mode != mode) continue;
+      for (double rate : figures.trial_rates) {
+        batch.push_back(static_cast<double>(point.batch_size));
+        seconds.push_back(static_cast<double>(point.batch_size) / rate);
+      }
+    }
+  }
+  const auto fit = measure::fit_line(batch, seconds);
+  if (!fit) return std::nullopt;
+  StepCostFit out{mode, *fit, {}};
+  for (const auto& point : points) {
+    if (point.status == SweepPointStatus::missing) continue;
+    const double step = fit->intercept + fit->slope * static_cast<double>(point.batch_size);
+    out.fixed_share.emplace_back(point.point.index, fit->intercept / step);
+  }
+  return out;
+}
+
+bool holds_zero(const std::optional<measure::Interval>& interval) {
+  return interval && interval->low <= 0 && interval->high >= 0;
+}
+
+std::string milliseconds(double seconds, const std::optional<measure::Interval>& interval) {
+  std::string text = format_number("%.3g ms", seconds * 1e3);
+  if (interval)
+    text += " [" + format_number("%.3g", interval->low * 1e3) + ", " +
+            format_number("%.3g", interval->high * 1e3) + "]";
+  return text;
+}
+
 }  // namespace
 
 std::string_view to_string(SweepPointStatus status) {
@@ -105,30 +143,62 @@ bool SweepReport::complete() const {
                      [](const auto& p) { return p.status == SweepPointStatus::finished; });
 }
 
-SweepPointReport point_report(const config::SweepPoint& point, const RunReport& report, bool finished,
-                              std::string run_folder) {
-  SweepPointReport out{
-      point, finished ? SweepPointStatus::finished : SweepPointStatus::partial, std::move(run_folder), {}};
+SweepPointReport point_report(const config::SweepPoint& point, int64_t batch_size, const RunReport& report,
+                              bool finished, std::string run_folder) {
+  SweepPointReport out{point,
+                       batch_size,
+                       finished ? SweepPointStatus::finished : SweepPointStatus::partial,
+                       std::move(run_folder),
+                       {}};
   for (const auto& summary : report.summary) out.modes.push_back(figures_of(summary));
   return out;
 }
 
 SweepReport make_sweep_report(std::string name, std::vector<config::SweepAxis> axes,
                               std::vector<SweepPointReport> points) {
-  SweepReport report{std::move(name), std::move(axes), std::move(points), {}};
+  SweepReport report{std::move(name), std::move(axes), std::move(points), {}, {}};
   std::vector<amp::PrecisionMode> modes;
   for (const auto& point : report.points) {
     for (const auto& figures : point.modes) {
-      if (figures.mode != amp::PrecisionMode::fp32 &&
-          std::find(modes.begin(), modes.end(), figures.mode) == modes.end())
-        modes.push_back(figures.mode);
+      if (std::find(modes.begin(), modes.end(), figures.mode) == modes.end()) modes.push_back(figures.mode);
     }
   }
   for (auto mode : modes) {
+    // Only the batch size may vary between the points fitted: another swept key changes the cost itself.
+    const bool batch_sweep = report.axes.size() == 1 && report.axes[0].key == kBatchSizeKey;
+    if (auto cost = step_cost_of(mode, report.points); cost && batch_sweep)
+      report.step_costs.push_back(*cost);
+    if (mode == amp::PrecisionMode::fp32) continue;
     auto shape = shape_of(mode, report.points, report.axes.size() == 1);
     if (shape.best_point) report.shapes.push_back(std::move(shape));
   }
   return report;
+}
+
+std::vector<std::string> step_cost_lines(const SweepReport& report) {
+  std::vector<std::string> lines;
+  for (const auto& cost : report.step_costs) {
+    const auto& fit = cost.fit;
+    std::string line = std::string(amp::to_string(cost.mode)) + ": a fixed " +
+                       milliseconds(fit.intercept, fit.intercept_interval) + " a step plus " +
+                       milliseconds(fit.slope, fit.slope_interval) + " a sample";
+    if (!cost.fixed_share.empty()) {
+      auto by_batch = [&](const auto& a, const auto& b) {
+        return report.points.at(a.first - 1).batch_size < report.points.at(b.first - 1).batch_size;
+      };
+      const auto [smallest, largest] =
+          std::minmax_element(cost.fixed_share.begin(), cost.fixed_share.end(), by_batch);
+      line += "; the fixed cost is " + format_number("%.0f %%", 100 * smallest->second) + " of the step at " +
+              settings_of(report, smallest->first) + " and " +
+              format_number("%.0f %%", 100 * largest->second) + " at " + settings_of(report, largest->first);
+    }
+    std::vector<std::string> around_zero;
+    if (holds_zero(fit.intercept_interval)) around_zero.push_back("the fixed cost");
+    if (holds_zero(fit.slope_interval)) around_zero.push_back("the cost per sample");
+    if (!around_zero.empty()) line += " (the intervals cannot tell " + join(around_zero, " or ") + " from 0)";
+    lines.push_back(line + ".");
+  }
+  return lines;
 }
 
 std::vector<std::string> speedup_lines(const SweepReport& report) {

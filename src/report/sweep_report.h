@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/sweep.h"
+#include "measure/linear_fit.h"
 #include "measure/statistics.h"
 #include "report/report.h"
 
@@ -24,6 +25,7 @@ struct SweepModeFigures {
   int64_t peak_bytes = 0;
   std::optional<int64_t> activation_bytes;
   std::optional<FidelityVerdict> fidelity;
+  std::vector<double> trial_rates;  // each timed trial's samples/s (summary trials_compared)
 };
 
 // How a point's run ended: it finished, it stopped partway (a signal, a failed trial), or it never ran.
@@ -32,6 +34,7 @@ std::string_view to_string(SweepPointStatus status);
 
 struct SweepPointReport {
   config::SweepPoint point;
+  int64_t batch_size = 0;  // the point's resolved train.batch_size, swept or not
   SweepPointStatus status = SweepPointStatus::missing;
   std::string run_folder;  // relative to the sweep folder; empty when it never ran
   std::vector<SweepModeFigures> modes;
@@ -48,21 +51,36 @@ struct SpeedupShape {
   int64_t without_interval = 0;  // undecided points with no interval at all (one timed trial)
 };
 
+// How a mode's step time grows with the batch: t(b) = a + c * b over every timed trial of every point (its
+// step time b / samples per second), a the fixed cost of a step (launches, framework), c the cost per sample.
+struct StepCostFit {
+  amp::PrecisionMode mode = amp::PrecisionMode::fp32;
+  measure::LinearFit fit;  // intercept a and slope c, in seconds
+  // The fixed cost's share of the fitted step, a / (a + c * b), at each point that ran: (point, share).
+  std::vector<std::pair<int64_t, double>> fixed_share;
+};
+
 struct SweepReport {
   std::string name;  // the experiment's
   std::vector<config::SweepAxis> axes;
   std::vector<SweepPointReport> points;  // every point, in order, missing ones too
   std::vector<SpeedupShape> shapes;      // one per mode other than fp32 that ran at some point
+  // Sweeps of /train/batch_size alone: one per mode whose trials span two batch sizes or more.
+  std::vector<StepCostFit> step_costs;
   bool complete() const;
 };
 
 // A point that ran, from its report; `run_folder` relative to the sweep folder.
-SweepPointReport point_report(const config::SweepPoint& point, const RunReport& report, bool finished,
-                              std::string run_folder);
+SweepPointReport point_report(const config::SweepPoint& point, int64_t batch_size, const RunReport& report,
+                              bool finished, std::string run_folder);
 
 // The sweep's report from its points (missing ones included), with each mode's speed-up shape.
 SweepReport make_sweep_report(std::string name, std::vector<config::SweepAxis> axes,
                               std::vector<SweepPointReport> points);
+
+// A line per fitted mode: its fixed and per-sample costs with their intervals, and the fixed share of the
+// step from the smallest batch to the largest.
+std::vector<std::string> step_cost_lines(const SweepReport& report);
 
 // A mode's speed-up over fp32 with its interval, "1.52x [1.40, 1.61]"; "-" without one.
 std::string speedup_text(const SweepModeFigures& figures);
