@@ -1,5 +1,7 @@
 // Sweeps end to end: every point a whole run in its own folder, the sweep report made of their reports,
 // refusals before anything runs, and a stopped sweep's partial report.
+#include <map>
+
 #include "cli_fixture.h"
 #include "measure/linear_fit.h"
 
@@ -107,6 +109,10 @@ TEST_F(Cli, ASweepIsRefusedBeforeAnyPointRunsWithTheLineThatSaysWhere) {
       {"--sweep =1", "--sweep: expected KEY=V1,V2,..."},
       {"--sweep /train/epochs=1 --export-json x.json", "usage error: --export-json, --export-csv and"},
       {"--sweep /train/epochs=1 --inject-fault nan:fp16:500", "usage error: --inject-fault"},
+      {"--sweep /train/epochs=1 --shard 2/1", "--shard: expected K/N with 1 <= K <= N"},
+      {"--sweep /train/epochs=1 --shard 0/3", "--shard: expected K/N with 1 <= K <= N"},
+      {"--sweep /train/epochs=1 --shard 1/x", "--shard: expected K/N with 1 <= K <= N"},
+      {"--shard 1/3", "usage error: --shard takes a share of a sweep's points"},
   };
   for (const auto& [args, expected] : cases) {
     SCOPED_TRACE(args);
@@ -141,6 +147,92 @@ TEST_F(Cli, AStoppedSweepKeepsItsFinishedPointsAndSaysWhichIsNot) {
   EXPECT_EQ(failed.exit_code, 1) << failed.err;
   EXPECT_NE(failed.err.find("error: sweep point 2: fp32 trial 1 failed"), std::string::npos) << failed.err;
   EXPECT_EQ(read_json(sweep_folder(run_folders()) / "sweep.json")["not_finished"], nlohmann::json{2});
+}
+
+// Each point's config as its report.json records it, without the output folder, by point index.
+std::map<int64_t, nlohmann::json> point_configs(const fs::path& sweep_folder) {
+  std::map<int64_t, nlohmann::json> out;
+  for (const auto& point : read_json(sweep_folder / "sweep.json")["points"]) {
+    auto config = read_json(sweep_folder / point["run_folder"].get<std::string>() / "report.json")["config"];
+    config.erase("output");
+    out[point["index"].get<int64_t>()] = config;
+  }
+  return out;
+}
+
+class CliShards : public Cli {
+ protected:
+  // Runs share K of 3 of a three-point sweep into `where` (default shards/K), with `extra` options, and
+  // returns its sweep folder.
+  fs::path run_shard(int k, const std::string& extra = "", int expected_exit = 0, fs::path where = {}) {
+    if (where.empty()) where = dir_ / "shards" / std::to_string(k);
+    auto result = run("--config " + config_ + " -q --sweep /train/batch_size=8,16,32 --modes fp32 --shard " +
+                      std::to_string(k) + "/3 --out " + where.string() + " " + extra);
+    EXPECT_EQ(result.exit_code, expected_exit) << result.err;
+    return fs::directory_iterator(where)->path();
+  }
+  Result merge(const std::vector<fs::path>& folders) {
+    std::string args = "merge --out " + (dir_ / "merged").string();
+    for (const auto& folder : folders) args += " " + folder.string();
+    return run(args);
+  }
+  void SetUp() override {
+    Cli::SetUp();
+    config_ = write_config(tiny_config()).string();
+  }
+  std::string config_;
+};
+
+TEST_F(CliShards, ThreeShardsMergedGiveThePointsAndConfigsOfTheWholeSweep) {
+  const std::vector<fs::path> shards{run_shard(1), run_shard(2), run_shard(3)};
+  const auto shard_two = read_json(shards[1] / "sweep.json");
+  EXPECT_EQ(shard_two["shard"], (nlohmann::json{{"index", 2}, {"count", 3}}));
+  EXPECT_EQ(shard_two["points"][0]["status"], "elsewhere");
+  EXPECT_EQ(shard_two["points"][1]["status"], "finished");
+  EXPECT_EQ(shard_two["complete"], true);
+  EXPECT_FALSE(fs::exists(shards[1] / "point-1"));
+  auto merged = merge(shards);
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  const auto merged_folder = fs::directory_iterator(dir_ / "merged")->path();
+  EXPECT_NE(merged.out.find("sweep reports: " + merged_folder.string()), std::string::npos);
+  // The same sweep in one process.
+  ASSERT_EQ(run("--config " + config_ + " -q --sweep /train/batch_size=8,16,32 --modes fp32").exit_code, 0);
+  const auto whole = sweep_folder(run_folders());
+  const auto merged_json = read_json(merged_folder / "sweep.json"),
+             whole_json = read_json(whole / "sweep.json");
+  EXPECT_EQ(merged_json["complete"], true);
+  EXPECT_TRUE(merged_json["shard"].is_null());
+  EXPECT_EQ(merged_json["axes"], whole_json["axes"]);
+  ASSERT_EQ(merged_json["points"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_EQ(merged_json["points"][i]["settings"], whole_json["points"][i]["settings"]);
+  EXPECT_EQ(point_configs(merged_folder), point_configs(whole));
+  // Its figures are the shards' own.
+  EXPECT_EQ(merged_json["points"][1]["modes"], shard_two["points"][1]["modes"]);
+}
+
+TEST_F(CliShards, MergeRefusesAForeignADuplicateAMissingAndAnUnfinishedPoint) {
+  const auto one = run_shard(1), two = run_shard(2), three = run_shard(3);
+  // Shard 3 of another experiment (one epoch, not two), and shard 3 stopped in its only point.
+  const auto foreign = run_shard(3, "--epochs 1", 0, dir_ / "foreign");
+  const auto stopped = run_shard(3, "--inject-fault sigint:fp32:2", 130, dir_ / "stopped");
+  const std::vector<std::pair<std::vector<fs::path>, std::string>> cases{
+      {{one, two, foreign},
+       "its config differs from point 1 (/train/batch_size=8)'s at /train/epochs, beyond the swept keys"},
+      {{one, two, two}, "point 2 (/train/batch_size=16) ran in " + two.string() + " too"},
+      {{one, three}, "no folder ran point 2 (/train/batch_size=16): give every shard's folder"},
+      {{one, two, stopped}, "point 3 (/train/batch_size=32) did not finish there"},
+      {{one, two, dir_ / "shards"}, "sweep.json"},
+  };
+  for (const auto& [folders, expected] : cases) {
+    SCOPED_TRACE(expected);
+    auto result = merge(folders);
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find("merge error: "), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
+    EXPECT_EQ(line_count(result.err), 1u) << result.err;
+    EXPECT_FALSE(fs::exists(dir_ / "merged"));
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "api/sweep.h"
 #include "config/sweep.h"
+#include "report/sweep_reader.h"
 #include "report/sweep_render.h"
 #include "report/sweep_report.h"
 #include "temp_dir_test.h"
@@ -120,7 +121,7 @@ std::vector<SweepPointReport> points(
 
 ampbench::report::SweepReport report_of(std::vector<SweepPointReport> points, size_t axes = 1) {
   std::vector<SweepAxis> keys(axes, SweepAxis{"/train/batch_size", {8, 16, 32, 64}});
-  return ampbench::report::make_sweep_report("b", keys, std::move(points));
+  return ampbench::report::make_sweep_report("b", keys, std::nullopt, std::move(points));
 }
 
 TEST(Sweep, TheSpeedupCrossesOneBetweenTheDecidedNeighboursOnEitherSide) {
@@ -227,6 +228,44 @@ TEST(Sweep, ABatchSizeSweepFitsEachModesFixedAndPerSampleCost) {
   EXPECT_TRUE(report_of(all, 2).step_costs.empty());
 }
 
+// sweep.json read back is the report it was written from; what is not a sweep report is refused.
+TEST(Sweep, ASweepReportReadBackIsTheReportItWasWrittenFrom) {
+  auto all = points({{0.8, {{0.7, 0.9}}}, {1.4, std::nullopt}, {1.0, std::nullopt}});
+  all[0].modes[1].trial_rates = {79, 81};
+  all[2] = {all[2].point, 0, SweepPointStatus::elsewhere, "", {}};
+  const auto written = ampbench::report::to_json(report_of(all));
+  EXPECT_EQ(ampbench::report::to_json(ampbench::report::read_sweep_report(written, "s")), written);
+  for (const auto& [bad, expected] : std::vector<std::pair<json, std::string>>{
+           {json::array(), "s: is not an ampbench sweep report"},
+           {{{"sweep_schema_version", 2}}, "s: sweep schema version 2; this ampbench reads version 1"},
+           {[&] {
+              auto d = written;
+              d["points"][0]["status"] = "done";
+              return d;
+            }(),
+            "unknown point status \"done\""},
+           {[&] {
+              auto d = written;
+              d["points"][0].erase("modes");
+              return d;
+            }(),
+            "s: is not a sweep report as"},
+           {[&] {
+              auto d = written;
+              d["points"][1]["index"] = 5;
+              return d;
+            }(),
+            "not numbered 1 to 3"},
+       }) {
+    try {
+      ampbench::report::read_sweep_report(bad, "s");
+      ADD_FAILURE() << "read " << bad.dump().substr(0, 80);
+    } catch (const ampbench::util::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  }
+}
+
 class SweepRun : public ampbench::testing::TempDirTest {};
 
 // After a point that did not finish the sweep stops: the points after it are missing, in the report
@@ -246,7 +285,7 @@ TEST_F(SweepRun, ThePointsAfterOneThatDidNotFinishAreMissing) {
   sweep.finished = [&](const ampbench::api::Outcome&) { return ++runs > 1; };  // the first did not finish
   const auto outcome = ampbench::api::run_sweep(sweep);
   EXPECT_EQ(runs, 1);
-  ASSERT_EQ(outcome.outcomes.size(), 1u);
+  ASSERT_EQ(outcome.runs.size(), 1u);
   const auto& points = outcome.report.points;
   ASSERT_EQ(points.size(), 3u);
   EXPECT_EQ(points[0].status, SweepPointStatus::partial);

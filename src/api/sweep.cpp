@@ -1,5 +1,7 @@
 #include "api/sweep.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "report/run_folder.h"
@@ -13,22 +15,29 @@ std::string point_name(const config::SweepPoint& point, size_t count) {
          config::describe(point) + ")";
 }
 
+// The last point this run runs: of its share, or of the whole sweep.
+int64_t last_point_run(const SweepRequest& sweep, size_t count) {
+  auto last = static_cast<int64_t>(count);
+  while (sweep.shard && last > 1 && !sweep.shard->holds(last)) --last;
+  return last;
+}
+
 Request request_for(const SweepRequest& sweep, const config::SweepPoint& point, size_t count) {
   Request request = sweep.base;
   request.config = point.config;
-  // The fault fires in one point only: the last, so that those before it are kept.
-  if (static_cast<size_t>(point.index) != count) request.fault.reset();
+  // The fault fires in one point only: the last it runs, so that those before it are kept.
+  if (point.index != last_point_run(sweep, count)) request.fault.reset();
   return request;
 }
 
 // Each point's config, data and outputs, checked as a dry run checks them; the error names the point.
-std::vector<Outcome> check_points(const SweepRequest& sweep, const std::vector<config::SweepPoint>& points) {
-  std::vector<Outcome> checked;
+std::vector<PointRun> check_points(const SweepRequest& sweep, const std::vector<config::SweepPoint>& points) {
+  std::vector<PointRun> checked;
   for (const auto& point : points) {
     auto request = request_for(sweep, point, points.size());
     request.dry_run = true;
     try {
-      checked.push_back(run_benchmark(request));
+      checked.push_back({point, run_benchmark(request), true});
     } catch (const util::InputError& e) {
       const auto where = point_name(point, points.size());
       throw util::InputError(e.where().empty() ? where : where + ": " + e.where(), e.problem());
@@ -55,21 +64,31 @@ std::optional<std::string> write_sweep_files(const std::filesystem::path& folder
   return std::nullopt;
 }
 
-// The report of the points so far: those that ran from their reports, the rest missing.
-report::SweepReport sweep_report(const SweepRequest& sweep, const SweepOutcome& outcome,
-                                 const std::vector<bool>& finished) {
+// The report of the points so far: those that ran from their reports, the rest missing (or, in a shard,
+// another shard's).
+report::SweepReport sweep_report(const SweepRequest& sweep, const SweepOutcome& outcome) {
   std::vector<report::SweepPointReport> points;
-  for (size_t i = 0; i < outcome.points.size(); ++i) {
-    if (i < outcome.outcomes.size()) {
-      const auto& ran = outcome.outcomes[i];
-      points.push_back(report::point_report(outcome.points[i], ran.config.train.batch_size, ran.report,
-                                            finished[i], ran.run_folder.filename().string()));
+  for (const auto& point : outcome.points) {
+    const auto run = std::find_if(outcome.runs.begin(), outcome.runs.end(),
+                                  [&](const PointRun& r) { return r.point.index == point.index; });
+    if (run != outcome.runs.end()) {
+      const auto& ran = run->outcome;
+      points.push_back(report::point_report(point, ran.config.train.batch_size, ran.report, run->finished,
+                                            ran.run_folder.filename().string()));
     } else {
-      points.push_back({outcome.points[i], 0, report::SweepPointStatus::missing, "", {}});
+      const bool here = !sweep.shard || sweep.shard->holds(point.index);
+      points.push_back(
+          {point, 0, here ? report::SweepPointStatus::missing : report::SweepPointStatus::elsewhere, "", {}});
     }
   }
-  return report::make_sweep_report(outcome.outcomes.empty() ? "" : outcome.outcomes.front().config.name,
-                                   sweep.axes, std::move(points));
+  return report::make_sweep_report(outcome.runs.empty() ? "" : outcome.runs.front().outcome.config.name,
+                                   sweep.axes, sweep.shard, std::move(points));
+}
+
+std::string folder_name(const config::ExperimentConfig& config, const std::optional<report::Shard>& shard) {
+  const std::string share =
+      shard ? "-shard-" + std::to_string(shard->index) + "-of-" + std::to_string(shard->count) : "";
+  return config.name + "-sweep" + share;
 }
 
 }  // namespace
@@ -79,18 +98,18 @@ SweepOutcome run_sweep(const SweepRequest& sweep) {
   outcome.points = config::expand_sweep(sweep.base.config, sweep.axes);
   auto checked = check_points(sweep, outcome.points);
   if (sweep.base.dry_run) {
-    outcome.outcomes = std::move(checked);
+    outcome.runs = std::move(checked);
     return outcome;
   }
-  const auto& first = checked.front().config;
   try {
-    outcome.folder = report::create_run_folder(first.output_dir, first.name + "-sweep");
+    outcome.folder = report::create_run_folder(checked.front().outcome.config.output_dir,
+                                               folder_name(checked.front().outcome.config, sweep.shard));
   } catch (const std::exception& e) {
     throw OutputError(e.what());
   }
   spdlog::info("sweep of {} points, writing to {}", outcome.points.size(), outcome.folder.string());
-  std::vector<bool> finished;
   for (const auto& point : outcome.points) {
+    if (sweep.shard && !sweep.shard->holds(point.index)) continue;
     spdlog::info("{}", point_name(point, outcome.points.size()));
     auto request = request_for(sweep, point, outcome.points.size());
     try {
@@ -99,14 +118,14 @@ SweepOutcome run_sweep(const SweepRequest& sweep) {
       outcome.write_failure = e.what();
       break;
     }
-    outcome.outcomes.push_back(run_benchmark(request));
-    const auto& ran = outcome.outcomes.back();
-    finished.push_back(sweep.finished ? sweep.finished(ran) : !ran.report.measured.stopped_by);
-    outcome.report = sweep_report(sweep, outcome, finished);
+    auto ran = run_benchmark(request);
+    const bool finished = sweep.finished ? sweep.finished(ran) : !ran.report.measured.stopped_by;
+    outcome.runs.push_back({point, std::move(ran), finished});
+    outcome.report = sweep_report(sweep, outcome);
     if (auto failure = write_sweep_files(outcome.folder, outcome.report)) outcome.write_failure = failure;
-    if (!finished.back()) break;
+    if (!finished) break;
   }
-  outcome.report = sweep_report(sweep, outcome, finished);
+  outcome.report = sweep_report(sweep, outcome);
   if (auto failure = write_sweep_files(outcome.folder, outcome.report)) outcome.write_failure = failure;
   return outcome;
 }

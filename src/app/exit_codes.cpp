@@ -57,7 +57,7 @@ bool sweep_goes_on_after(const api::Outcome& outcome) {
 int exit_code_for(const api::SweepOutcome& outcome) {
   if (outcome.write_failure) return kExitRuntimeFailure;
   std::vector<int> codes;
-  for (const auto& point : outcome.outcomes) codes.push_back(exit_code_for(point));
+  for (const auto& run : outcome.runs) codes.push_back(exit_code_for(run.outcome));
   for (int code : {kExitInterrupted, kExitRuntimeFailure, kExitNothingMeasured, kExitGateFailed}) {
     if (std::find(codes.begin(), codes.end(), code) != codes.end()) return code;
   }

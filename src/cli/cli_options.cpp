@@ -200,6 +200,14 @@ void add_options(CLI::App& app, CliOptions& options) {
                                     : "expected KEY=V1,V2,..., e.g. /train/batch_size=8,16,32";
           },
           "KEY=V1,V2,...", "sweep"));
+  app.add_option("--shard", options.shard,
+                 "with a sweep: run only share K of N of its points (round-robin by point index), into "
+                 "the same folder layout; `ampbench merge` joins the shards' folders")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            return shard_of(text) ? std::string() : "expected K/N with 1 <= K <= N, e.g. 2/4";
+          },
+          "K/N", "shard"));
   add_debug_options(app, options);
   add_export_options(app, options);
 }
@@ -218,6 +226,20 @@ std::optional<config::SweepAxis> sweep_axis(const std::string& text) {
     start = comma + 1;
   }
   return axis;
+}
+
+std::optional<report::Shard> shard_of(const std::string& text) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  int64_t index = 0, count = 0;
+  const auto* begin = text.data();
+  const auto* end = begin + text.size();
+  auto [after_index, index_error] = std::from_chars(begin, begin + slash, index);
+  auto [after_count, count_error] = std::from_chars(begin + slash + 1, end, count);
+  if (index_error != std::errc() || after_index != begin + slash || count_error != std::errc() ||
+      after_count != end || index < 1 || index > count)
+    return std::nullopt;
+  return report::Shard{index, count};
 }
 
 std::vector<report::ExportTarget> export_targets(const CliOptions& options) {
@@ -280,6 +302,18 @@ CLI::App* add_compare_command(CLI::App& app, api::CompareRequest& options) {
       ->check(kOutputFile);
   compare->add_flag("--force", options.force, "compare reports of different models or configs anyway");
   return compare;
+}
+
+CLI::App* add_merge_command(CLI::App& app, api::MergeRequest& request) {
+  auto* merge = app.add_subcommand(
+      "merge",
+      "join the sweep folders of a sweep's shards (--shard K/N) into one sweep report; refuses folders of "
+      "different sweeps or experiments, a point run twice or not finished, and points no folder ran");
+  merge->add_option("FOLDERS", request.folders, "every shard's sweep folder")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  merge->add_option("--out", request.out_dir, "folder for the merged sweep folder (default results)");
+  return merge;
 }
 
 }  // namespace ampbench::cli

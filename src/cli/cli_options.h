@@ -10,8 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "api/compare.h"
+#include "api/merge.h"
 #include "config/sweep.h"
 #include "report/report_writer.h"
+#include "report/sweep_report.h"
 
 namespace ampbench::cli {
 
@@ -35,7 +37,11 @@ struct CliOptions {
   std::string export_json, export_csv, export_markdown;  // "-" is stdout
   std::string inject_fault;                              // testing only: KIND:MODE:STEP[:TRIAL]
   std::vector<std::string> sweeps;                       // --sweep KEY=V1,V2,..., one per swept key
+  std::string shard;                                     // --shard K/N: a share of a sweep's points
 };
+
+// --shard's text, "K/N" with 1 <= K <= N, as the share of a sweep; nullopt for anything else.
+std::optional<report::Shard> shard_of(const std::string& text);
 
 // --sweep's text as a sweep axis: "/train/batch_size=8,16,32" -> key and values, each value read as JSON
 // when it is JSON ("8", "true", "\"x\"") and as a string otherwise ("bf16"); nullopt without a key or a
@@ -53,6 +59,8 @@ void add_options(CLI::App& app, CliOptions& options);
 std::vector<report::ExportTarget> export_targets(const CliOptions& options);
 // Declares `ampbench compare BASE NEW` on `app`, bound to the request it makes, and returns it.
 CLI::App* add_compare_command(CLI::App& app, api::CompareRequest& request);
+// Declares `ampbench merge FOLDER...` on `app`, bound to the request it makes, and returns it.
+CLI::App* add_merge_command(CLI::App& app, api::MergeRequest& request);
 // What --version prints: ampbench, its commit, LibTorch, and CUDA/cuDNN when present.
 std::string version_text();
 

@@ -1,6 +1,6 @@
 // The ampbench command: parses the command line, hands a request to the library's front door
-// (api::run_benchmark, api::run_sweep or api::run_compare), prints what came back and exits with the code the
-// outcome calls for (app/exit_codes.h); the only code that prints for the user.
+// (api::run_benchmark, api::run_sweep, api::run_compare or api::run_merge), prints what came back and exits
+// with the code the outcome calls for (app/exit_codes.h); the only code that prints for the user.
 
 #include <cstdio>
 #include <functional>
@@ -12,6 +12,7 @@
 
 #include "api/benchmark.h"
 #include "api/compare.h"
+#include "api/merge.h"
 #include "api/sweep.h"
 #include "app/command_line.h"
 #include "app/exit_codes.h"
@@ -99,9 +100,9 @@ int print_sweep_outcome(const api::SweepOutcome& outcome) {
   std::string text = report::to_console(outcome.report);
   if (!outcome.write_failure) text += "sweep reports: " + outcome.folder.string() + "\n";
   std::fputs(text.c_str(), stdout);
-  for (size_t i = 0; i < outcome.outcomes.size(); ++i) {
-    for (const auto& line : app::failure_lines(outcome.outcomes[i]))
-      std::cerr << "error: sweep point " << outcome.points[i].index << ": " << line << "\n";
+  for (const auto& run : outcome.runs) {
+    for (const auto& line : app::failure_lines(run.outcome))
+      std::cerr << "error: sweep point " << run.point.index << ": " << line << "\n";
   }
   if (outcome.write_failure) std::cerr << "error: " << *outcome.write_failure << "\n";
   return app::exit_code_for(outcome);
@@ -120,7 +121,7 @@ int run_sweep(const cli::CliOptions& options, api::SweepRequest sweep, const cli
   progress_line.reset();
   if (!options.dry_run) return print_sweep_outcome(outcome);
   auto configs = nlohmann::json::array();
-  for (const auto& point : outcome.outcomes) configs.push_back(config::to_json(point.config));
+  for (const auto& run : outcome.runs) configs.push_back(config::to_json(run.outcome.config));
   std::cout << configs.dump(2) << "\n";
   return app::kExitSuccess;
 }
@@ -144,8 +145,15 @@ int run_experiment(const cli::CliOptions& options) {
   cli::Overrides overrides;
   std::vector<config::SweepAxis> axes;
   if (auto code = refused(overrides, [&] { read_config(options, request, axes, overrides); })) return *code;
-  if (!axes.empty())
-    return run_sweep(options, {std::move(request), std::move(axes), {}}, overrides, progress_line);
+  if (!axes.empty()) {
+    auto shard = options.shard.empty() ? std::nullopt : cli::shard_of(options.shard);
+    return run_sweep(options, {std::move(request), std::move(axes), shard, {}}, overrides, progress_line);
+  }
+  if (!options.shard.empty()) {
+    std::cerr
+        << "usage error: --shard takes a share of a sweep's points; give --sweep or a config with one\n";
+    return app::kExitUsage;
+  }
   api::Outcome outcome;
   if (auto code = refused(overrides, [&] { outcome = api::run_benchmark(request); })) return *code;
   progress_line.reset();
@@ -180,8 +188,25 @@ int compare_command(const api::CompareRequest& request) {
   return app::exit_code_for(outcome);
 }
 
-int run_command(const cli::CliOptions& options, const api::CompareRequest& compare, bool comparing) {
+int merge_command(const api::MergeRequest& request) {
+  api::MergeOutcome outcome;
+  try {
+    outcome = api::run_merge(request);
+  } catch (const util::InputError& e) {
+    std::cerr << "merge error: " << util::printable(e.what(), 400) << "\n";
+    return app::kExitUsage;
+  } catch (const api::OutputError& e) {
+    std::cerr << "output error: " << e.what() << "\n";
+    return app::kExitUsage;
+  }
+  std::cout << report::to_console(outcome.report) << "sweep reports: " << outcome.folder.string() << "\n";
+  return app::kExitSuccess;
+}
+
+int run_command(const cli::CliOptions& options, const api::CompareRequest& compare, bool comparing,
+                const api::MergeRequest& merge, bool merging) {
   if (comparing) return compare_command(compare);
+  if (merging) return merge_command(merge);
   if (options.list_models) {
     list_models();
     return app::kExitSuccess;
@@ -203,10 +228,12 @@ int main(int argc, char** argv) {
   api::CompareRequest compare_request;
   cli::add_options(command, options);
   auto* compare = cli::add_compare_command(command, compare_request);
+  api::MergeRequest merge_request;
+  auto* merge = cli::add_merge_command(command, merge_request);
   if (auto exit_code = app::parse_command_line(command, argc, argv)) return *exit_code;
   configure_logging(options.quiet);
   try {
-    return run_command(options, compare_request, compare->parsed());
+    return run_command(options, compare_request, compare->parsed(), merge_request, merge->parsed());
   } catch (const c10::Error& e) {
     std::cerr << "error: " << e.what_without_backtrace() << "\n";
   } catch (const std::exception& e) {

@@ -21,6 +21,11 @@ std::optional<std::string> verdict_name(const std::optional<FidelityVerdict>& ve
   return std::string(to_string(*verdict));
 }
 
+// Whether a point needs nothing more from this report's run: it finished, or is another shard's.
+bool finished_or_elsewhere(const SweepPointReport& point) {
+  return point.status == SweepPointStatus::finished || point.status == SweepPointStatus::elsewhere;
+}
+
 nlohmann::json mode_json(const SweepModeFigures& f) {
   return {{"mode", amp::to_string(f.mode)},
           {"trials", f.trials},
@@ -30,20 +35,20 @@ nlohmann::json mode_json(const SweepModeFigures& f) {
           {"speedup_interval_95", interval_json(f.speedup_interval)},
           {"peak_bytes", f.peak_bytes},
           {"activation_bytes", optional_json(f.activation_bytes)},
-          {"fidelity", optional_json(verdict_name(f.fidelity))}};
+          {"fidelity", optional_json(verdict_name(f.fidelity))},
+          {"trial_rates", f.trial_rates}};
 }
 
 nlohmann::json point_json(const SweepPointReport& p) {
   nlohmann::json settings = nlohmann::json::object(), modes = nlohmann::json::array();
   for (const auto& [key, value] : p.point.settings) settings[key] = value;
   for (const auto& figures : p.modes) modes.push_back(mode_json(figures));
-  return {
-      {"index", p.point.index},
-      {"settings", settings},
-      {"batch_size", p.status == SweepPointStatus::missing ? nlohmann::json() : nlohmann::json(p.batch_size)},
-      {"status", to_string(p.status)},
-      {"run_folder", p.run_folder.empty() ? nlohmann::json() : nlohmann::json(p.run_folder)},
-      {"modes", modes}};
+  return {{"index", p.point.index},
+          {"settings", settings},
+          {"batch_size", p.run_folder.empty() ? nlohmann::json() : nlohmann::json(p.batch_size)},
+          {"status", to_string(p.status)},
+          {"run_folder", p.run_folder.empty() ? nlohmann::json() : nlohmann::json(p.run_folder)},
+          {"modes", modes}};
 }
 
 nlohmann::json shape_json(const SpeedupShape& s) {
@@ -142,7 +147,7 @@ TextRows table_of(const SweepReport& report) {
 std::string missing_line(const SweepReport& report) {
   std::vector<std::string> missing;
   for (const auto& point : report.points) {
-    if (point.status != SweepPointStatus::finished)
+    if (!finished_or_elsewhere(point))
       missing.push_back(std::to_string(point.point.index) + " (" + config::describe(point.point) + ", " +
                         std::string(to_string(point.status)) + ")");
   }
@@ -157,22 +162,25 @@ nlohmann::json to_json(const SweepReport& report) {
   for (const auto& axis : report.axes) axes.push_back({{"key", axis.key}, {"values", axis.values}});
   for (const auto& point : report.points) {
     points.push_back(point_json(point));
-    if (point.status != SweepPointStatus::finished) missing.push_back(point.point.index);
+    if (!finished_or_elsewhere(point)) missing.push_back(point.point.index);
   }
   for (const auto& shape : report.shapes) shapes.push_back(shape_json(shape));
   auto costs = nlohmann::json::array();
   for (const auto& cost : report.step_costs) costs.push_back(step_cost_json(cost));
   auto lines = speedup_lines(report);
   for (auto& line : step_cost_lines(report)) lines.push_back(std::move(line));
-  return {{"sweep_schema_version", kSweepSchemaVersion},
-          {"name", report.name},
-          {"complete", report.complete()},
-          {"axes", axes},
-          {"not_finished", missing},
-          {"points", points},
-          {"speedup_shapes", shapes},
-          {"step_costs", costs},
-          {"lines", lines}};
+  return {
+      {"sweep_schema_version", kSweepSchemaVersion},
+      {"name", report.name},
+      {"complete", report.complete()},
+      {"shard", report.shard ? nlohmann::json{{"index", report.shard->index}, {"count", report.shard->count}}
+                             : nlohmann::json()},
+      {"axes", axes},
+      {"not_finished", missing},
+      {"points", points},
+      {"speedup_shapes", shapes},
+      {"step_costs", costs},
+      {"lines", lines}};
 }
 
 std::string to_csv(const SweepReport& report) {

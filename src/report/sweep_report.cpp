@@ -101,7 +101,7 @@ std::optional<StepCostFit> step_cost_of(amp::PrecisionMode mode,
   if (!fit) return std::nullopt;
   StepCostFit out{mode, *fit, {}};
   for (const auto& point : points) {
-    if (point.status == SweepPointStatus::missing) continue;
+    if (point.modes.empty()) continue;  // it did not run here
     const double step = fit->intercept + fit->slope * static_cast<double>(point.batch_size);
     out.fixed_share.emplace_back(point.point.index, fit->intercept / step);
   }
@@ -123,9 +123,10 @@ std::string milliseconds(double seconds, const std::optional<measure::Interval>&
 }  // namespace
 
 std::string_view to_string(SweepPointStatus status) {
-  static constexpr util::EnumNames<SweepPointStatus, 3> kNames{{{SweepPointStatus::finished, "finished"},
+  static constexpr util::EnumNames<SweepPointStatus, 4> kNames{{{SweepPointStatus::finished, "finished"},
                                                                 {SweepPointStatus::partial, "partial"},
-                                                                {SweepPointStatus::missing, "missing"}}};
+                                                                {SweepPointStatus::missing, "missing"},
+                                                                {SweepPointStatus::elsewhere, "elsewhere"}}};
   return util::name_of(kNames, status);
 }
 
@@ -139,8 +140,9 @@ std::string speedup_text(const SweepModeFigures& f) {
 }
 
 bool SweepReport::complete() const {
-  return std::all_of(points.begin(), points.end(),
-                     [](const auto& p) { return p.status == SweepPointStatus::finished; });
+  return std::all_of(points.begin(), points.end(), [](const auto& p) {
+    return p.status == SweepPointStatus::finished || p.status == SweepPointStatus::elsewhere;
+  });
 }
 
 SweepPointReport point_report(const config::SweepPoint& point, int64_t batch_size, const RunReport& report,
@@ -155,8 +157,8 @@ SweepPointReport point_report(const config::SweepPoint& point, int64_t batch_siz
 }
 
 SweepReport make_sweep_report(std::string name, std::vector<config::SweepAxis> axes,
-                              std::vector<SweepPointReport> points) {
-  SweepReport report{std::move(name), std::move(axes), std::move(points), {}, {}};
+                              std::optional<Shard> shard, std::vector<SweepPointReport> points) {
+  SweepReport report{std::move(name), std::move(axes), shard, std::move(points), {}, {}};
   std::vector<amp::PrecisionMode> modes;
   for (const auto& point : report.points) {
     for (const auto& figures : point.modes) {

@@ -28,8 +28,9 @@ struct SweepModeFigures {
   std::vector<double> trial_rates;  // each timed trial's samples/s (summary trials_compared)
 };
 
-// How a point's run ended: it finished, it stopped partway (a signal, a failed trial), or it never ran.
-enum class SweepPointStatus { finished, partial, missing };
+// How a point's run ended: it finished, it stopped partway (a signal, a failed trial), it never ran, or it
+// is another shard's to run.
+enum class SweepPointStatus { finished, partial, missing, elsewhere };
 std::string_view to_string(SweepPointStatus status);
 
 struct SweepPointReport {
@@ -60,14 +61,22 @@ struct StepCostFit {
   std::vector<std::pair<int64_t, double>> fixed_share;
 };
 
+// A share of a sweep's points: those whose index - 1 is `index` - 1 modulo `count` (round-robin).
+struct Shard {
+  int64_t index = 1;  // 1-based
+  int64_t count = 1;
+  bool holds(int64_t point) const { return (point - 1) % count == index - 1; }
+};
+
 struct SweepReport {
   std::string name;  // the experiment's
   std::vector<config::SweepAxis> axes;
-  std::vector<SweepPointReport> points;  // every point, in order, missing ones too
+  std::optional<Shard> shard;            // the share this report's run ran; none: the whole sweep
+  std::vector<SweepPointReport> points;  // every point, in order, missing ones and other shards' too
   std::vector<SpeedupShape> shapes;      // one per mode other than fp32 that ran at some point
   // Sweeps of /train/batch_size alone: one per mode whose trials span two batch sizes or more.
   std::vector<StepCostFit> step_costs;
-  bool complete() const;
+  bool complete() const;  // every point of its share finished
 };
 
 // A point that ran, from its report; `run_folder` relative to the sweep folder.
@@ -76,7 +85,7 @@ SweepPointReport point_report(const config::SweepPoint& point, int64_t batch_siz
 
 // The sweep's report from its points (missing ones included), with each mode's speed-up shape.
 SweepReport make_sweep_report(std::string name, std::vector<config::SweepAxis> axes,
-                              std::vector<SweepPointReport> points);
+                              std::optional<Shard> shard, std::vector<SweepPointReport> points);
 
 // A line per fitted mode: its fixed and per-sample costs with their intervals, and the fixed share of the
 // step from the smallest batch to the largest.
