@@ -103,7 +103,7 @@ std::optional<StepCostFit> step_cost_of(amp::PrecisionMode mode,
   for (const auto& point : points) {
     if (point.modes.empty()) continue;  // it did not run here
     const double step = fit->intercept + fit->slope * static_cast<double>(point.batch_size);
-    out.fixed_share.emplace_back(point.point.index, fit->intercept / step);
+    if (step > 0) out.fixed_share.emplace_back(point.point.index, fit->intercept / step);  // else no share
   }
   return out;
 }

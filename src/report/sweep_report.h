@@ -57,7 +57,8 @@ struct SpeedupShape {
 struct StepCostFit {
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
   measure::LinearFit fit;  // intercept a and slope c, in seconds
-  // The fixed cost's share of the fitted step, a / (a + c * b), at each point that ran: (point, share).
+  // The fixed cost's share of the fitted step, a / (a + c * b), at each point that ran where the fitted
+  // step is positive: (point, share).
   std::vector<std::pair<int64_t, double>> fixed_share;
 };
 
