@@ -18,6 +18,7 @@
 #include "measure/cpu_features.h"
 #include "measure/environment.h"
 #include "report/csv_report.h"
+#include "report/max_batch_render.h"
 #include "report/report.h"
 #include "report/sweep_render.h"
 #include "temp_dir_test.h"
@@ -40,8 +41,8 @@ inline std::string read_file(const fs::path& path) {
 }
 
 // Every report of this ampbench's schema version under `dir`: its run folders' report.json and the exports
-// (JSON with a schema_version and trials), and its sweeps' sweep.json. Reports of other versions are ones a
-// test planted.
+// (JSON with a schema_version and trials), its sweeps' sweep.json and its --max-batch max_batch.json. Reports
+// of other versions are ones a test planted.
 inline std::vector<fs::path> reports_under(const fs::path& dir) {
   std::vector<fs::path> out;
   std::error_code error;
@@ -55,15 +56,18 @@ inline std::vector<fs::path> reports_under(const fs::path& dir) {
     if (it->path().filename() == "sweep.json" && doc.is_object() &&
         doc.value("sweep_schema_version", 0) == report::kSweepSchemaVersion)
       out.push_back(it->path());
+    if (it->path().filename() == "max_batch.json" && doc.is_object() &&
+        doc.value("max_batch_schema_version", 0) == report::kMaxBatchSchemaVersion)
+      out.push_back(it->path());
   }
   return out;
 }
 
 class Cli : public TempDirTest {
  protected:
-  // Whatever a test checked, each report it left must be valid against docs/report.schema.json or
-  // docs/sweep.schema.json (scripts/validate_report.py, with jsonschema), diverged, failed and partial runs
-  // included.
+  // Whatever a test checked, each report it left must be valid against docs/report.schema.json,
+  // docs/sweep.schema.json or docs/max_batch.schema.json (scripts/validate_report.py, with jsonschema),
+  // diverged, failed and partial runs included.
   void TearDown() override {
     std::string files;
     for (const auto& path : reports_under(dir_)) files += " '" + path.string() + "'";

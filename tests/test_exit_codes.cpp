@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "api/benchmark.h"
+#include "api/max_batch.h"
 #include "app/exit_codes.h"
 
 namespace {
@@ -82,4 +83,28 @@ TEST(ExitCodes, ASetUpThatFailedExitsOneAndSaysWhy) {
             std::vector<std::string>{"the model's initial state could not be made: out of host memory"});
   o.report.measured.stopped_by = "SIGINT";
   EXPECT_EQ(app::exit_code_for(o), 130);
+}
+
+TEST(ExitCodes, MaxBatchSaysWhenAModeThatFitsWasNotMeasuredOrNoModeFits) {
+  auto mode = [](int64_t largest, bool measured) {
+    report::MaxBatchMode m;
+    m.search.largest = largest;
+    if (!measured) m.not_measured = "why";
+    return m;
+  };
+  api::MaxBatchOutcome o;
+  o.report.modes = {mode(37, true), mode(40, true)};
+  EXPECT_EQ(app::exit_code_for(o), 0);
+  o.report.modes = {mode(37, true), mode(0, true)};  // a mode that fits nothing is an answer
+  EXPECT_EQ(app::exit_code_for(o), 0);
+  o.report.modes = {mode(37, true), mode(40, false)};
+  EXPECT_EQ(app::exit_code_for(o), 1);
+  o.report.modes = {mode(0, true), mode(0, true)};
+  EXPECT_EQ(app::exit_code_for(o), 4);
+  o.runs.push_back(outcome_with({.gate_failed = true}));
+  EXPECT_EQ(app::exit_code_for(o), 3);  // a run's own code comes first
+  o.stopped_by = "SIGINT";
+  EXPECT_EQ(app::exit_code_for(o), 130);
+  o.write_failure = "cannot write max_batch.json";
+  EXPECT_EQ(app::exit_code_for(o), 1);
 }

@@ -7,6 +7,7 @@
 #include "config/resolve.h"
 #include "measure/device.h"
 #include "measure/environment.h"
+#include "measure/memory_budget.h"
 #include "report/analysis.h"
 #include "report/run_folder.h"
 #include "train/experiment.h"
@@ -98,6 +99,8 @@ Outcome run_benchmark(const Request& request) {
   Recorder recorder(report::make_run_context(
                         config, measure::capture_environment(device, config::to_json(config), config.seed)),
                     writer);
+  std::optional<measure::MemoryBudgetScope> budget;
+  if (request.memory_budget) budget.emplace(device, *request.memory_budget);
   const auto measured = experiment.run(
       [&](const train::ExperimentResult& so_far) { recorder.record(so_far); }, request.progress);
   outcome.report = recorder.record(measured);

@@ -40,6 +40,8 @@ struct Request {
   // The folder to write into, made by the caller (a sweep's point); else a new one under the config's
   // output dir.
   std::optional<std::filesystem::path> run_folder;
+  // The bytes every tensor may hold while the trials run (measure::MemoryBudgetScope); unset: no budget.
+  std::optional<int64_t> memory_budget;
   // Called once every check has passed and the run folder exists, just before the first trial.
   std::function<void(const std::filesystem::path& run_folder)> on_start;
 };

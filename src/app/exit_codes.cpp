@@ -4,6 +4,7 @@
 
 #include "api/benchmark.h"
 #include "api/compare.h"
+#include "api/max_batch.h"
 #include "api/sweep.h"
 
 namespace ampbench::app {
@@ -61,6 +62,22 @@ int exit_code_for(const api::SweepOutcome& outcome) {
   for (int code : {kExitInterrupted, kExitRuntimeFailure, kExitNothingMeasured, kExitGateFailed}) {
     if (std::find(codes.begin(), codes.end(), code) != codes.end()) return code;
   }
+  return kExitSuccess;
+}
+
+int exit_code_for(const api::MaxBatchOutcome& outcome) {
+  if (outcome.write_failure) return kExitRuntimeFailure;
+  if (outcome.stopped_by) return kExitInterrupted;
+  std::vector<int> codes;
+  for (const auto& run : outcome.runs) codes.push_back(exit_code_for(run));
+  for (int code : {kExitInterrupted, kExitRuntimeFailure, kExitNothingMeasured, kExitGateFailed}) {
+    if (std::find(codes.begin(), codes.end(), code) != codes.end()) return code;
+  }
+  const auto& modes = outcome.report.modes;
+  if (std::any_of(modes.begin(), modes.end(), [](const auto& m) { return m.not_measured.has_value(); }))
+    return kExitRuntimeFailure;
+  if (std::none_of(modes.begin(), modes.end(), [](const auto& m) { return m.search.largest > 0; }))
+    return kExitNothingMeasured;
   return kExitSuccess;
 }
 

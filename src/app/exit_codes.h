@@ -7,6 +7,7 @@ namespace ampbench::api {
 struct Outcome;
 struct CompareOutcome;
 struct SweepOutcome;
+struct MaxBatchOutcome;
 }  // namespace ampbench::api
 
 namespace ampbench::app {
@@ -31,6 +32,10 @@ bool sweep_goes_on_after(const api::Outcome& outcome);
 // A sweep: 1 when its own report was not written, else the first of its points' codes in the order
 // above (130, 1, 4, 3), else 0.
 int exit_code_for(const api::SweepOutcome& outcome);
+// --max-batch: 1 when its own report was not written, 130 when a signal stopped it, else the first of its
+// runs' codes (130, 1, 4, 3); else 1 when a mode that fits was not measured at its largest batch, 4 when no
+// mode fits even a batch of 1; else 0.
+int exit_code_for(const api::MaxBatchOutcome& outcome);
 // compare: 3 for a regression, 5 for a change that one sample cannot judge (and no regression), else 0.
 int exit_code_for(const api::CompareOutcome& outcome);
 

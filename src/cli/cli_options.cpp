@@ -136,6 +136,21 @@ void add_training_options(CLI::App& app, CliOptions& options) {
       ->check(integer_in(1, 100'000));
 }
 
+// --max-batch and its budget.
+void add_headroom_options(CLI::App& app, CliOptions& options) {
+  app.add_flag("--max-batch", options.max_batch,
+               "find each mode's largest batch within the memory budget (doubling, then bisection), then "
+               "run each mode alone at its own; writes max_batch.json, .csv and .md");
+  app.add_option("--memory-budget", options.memory_budget,
+                 "with --max-batch: the bytes every tensor of the run may hold, e.g. 8GiB or 512MiB (needed "
+                 "on the CPU, where the tracking allocator enforces it; default on a GPU: its free memory)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            return memory_size_of(text) ? std::string() : "expected a size such as 8GiB, 512MiB or 2GB";
+          },
+          "SIZE", "memory size"));
+}
+
 }  // namespace
 
 void add_options(CLI::App& app, CliOptions& options) {
@@ -208,6 +223,7 @@ void add_options(CLI::App& app, CliOptions& options) {
             return shard_of(text) ? std::string() : "expected K/N with 1 <= K <= N, e.g. 2/4";
           },
           "K/N", "shard"));
+  add_headroom_options(app, options);
   add_debug_options(app, options);
   add_export_options(app, options);
 }
@@ -240,6 +256,24 @@ std::optional<report::Shard> shard_of(const std::string& text) {
       after_count != end || index < 1 || index > count)
     return std::nullopt;
   return report::Shard{index, count};
+}
+
+std::optional<int64_t> memory_size_of(const std::string& text) {
+  static const std::vector<std::pair<std::string, double>> kUnits{
+      {"B", 1.0},  {"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40},
+      {"KB", 1e3}, {"kB", 1e3},     {"MB", 1e6},     {"GB", 1e9},     {"TB", 1e12}};
+  double number = 0;
+  const auto* end = text.data() + text.size();
+  const auto [after, error] = std::from_chars(text.data(), end, number);
+  if (error != std::errc() || after == text.data()) return std::nullopt;
+  const std::string unit(after, end);
+  const auto found =
+      std::find_if(kUnits.begin(), kUnits.end(), [&](const auto& u) { return u.first == unit; });
+  if (found == kUnits.end()) return std::nullopt;
+  const double bytes = number * found->second;
+  // Past 2^62 no machine has it, and the byte count must stay an int64.
+  if (!std::isfinite(bytes) || bytes < 1 || bytes > 0x1p62) return std::nullopt;
+  return static_cast<int64_t>(bytes);
 }
 
 std::vector<report::ExportTarget> export_targets(const CliOptions& options) {

@@ -38,10 +38,16 @@ struct CliOptions {
   std::string inject_fault;                              // testing only: KIND:MODE:STEP[:TRIAL]
   std::vector<std::string> sweeps;                       // --sweep KEY=V1,V2,..., one per swept key
   std::string shard;                                     // --shard K/N: a share of a sweep's points
+  bool max_batch = false;                                // --max-batch
+  std::string memory_budget;                             // --memory-budget SIZE
 };
 
 // --shard's text, "K/N" with 1 <= K <= N, as the share of a sweep; nullopt for anything else.
 std::optional<report::Shard> shard_of(const std::string& text);
+
+// --memory-budget's text in bytes: a number and a unit, B, KiB, MiB, GiB, TiB (powers of 1024) or KB, MB,
+// GB, TB (of 1000), "8GiB", "1.5GB"; nullopt for anything else, or below one byte.
+std::optional<int64_t> memory_size_of(const std::string& text);
 
 // --sweep's text as a sweep axis: "/train/batch_size=8,16,32" -> key and values, each value read as JSON
 // when it is JSON ("8", "true", "\"x\"") and as a string otherwise ("bf16"); nullopt without a key or a

@@ -1,6 +1,7 @@
 // The ampbench command: parses the command line, hands a request to the library's front door
-// (api::run_benchmark, api::run_sweep, api::run_compare or api::run_merge), prints what came back and exits
-// with the code the outcome calls for (app/exit_codes.h); the only code that prints for the user.
+// (api::run_benchmark, api::run_sweep, api::run_max_batch, api::run_compare or api::run_merge), prints
+// what came back and exits with the code the outcome calls for (app/exit_codes.h); the only code that
+// prints for the user.
 
 #include <cstdio>
 #include <functional>
@@ -12,6 +13,7 @@
 
 #include "api/benchmark.h"
 #include "api/compare.h"
+#include "api/max_batch.h"
 #include "api/merge.h"
 #include "api/sweep.h"
 #include "app/command_line.h"
@@ -25,6 +27,7 @@
 #include "measure/host_malloc.h"
 #include "models/registry.h"
 #include "report/console_report.h"
+#include "report/max_batch_render.h"
 #include "report/sweep_render.h"
 #include "util/printable.h"
 
@@ -126,6 +129,48 @@ int run_sweep(const cli::CliOptions& options, api::SweepRequest sweep, const cli
   return app::kExitSuccess;
 }
 
+// Why --max-batch (or its budget) cannot go with the rest of the command line; nullopt when it can.
+std::optional<std::string> max_batch_conflict(const cli::CliOptions& options, const api::Request& request,
+                                              bool swept) {
+  if (!options.max_batch) return "--memory-budget is the budget of --max-batch: give --max-batch too";
+  if (swept || !options.shard.empty())
+    return "--max-batch searches the batch size of one experiment: it takes no --sweep, --shard or config "
+           "with a sweep";
+  if (!request.exports.empty())
+    return "--export-json, --export-csv and --export-markdown are for one run; --max-batch writes "
+           "max_batch.json, max_batch.csv and max_batch.md in its folder";
+  if (request.fault) return "--inject-fault is for a run or a sweep, not --max-batch";
+  return std::nullopt;
+}
+
+int print_max_batch_outcome(const api::MaxBatchOutcome& outcome) {
+  std::string text = report::to_console(outcome.report);
+  if (!outcome.write_failure) text += "max-batch reports: " + outcome.folder.string() + "\n";
+  std::fputs(text.c_str(), stdout);
+  for (const auto& run : outcome.runs) {
+    for (const auto& line : app::failure_lines(run)) std::cerr << "error: " << line << "\n";
+  }
+  if (outcome.write_failure) std::cerr << "error: " << *outcome.write_failure << "\n";
+  return app::exit_code_for(outcome);
+}
+
+int run_max_batch(const cli::CliOptions& options, api::Request request, bool swept,
+                  const cli::Overrides& overrides, std::optional<app::ProgressLine>& progress_line) {
+  if (auto conflict = max_batch_conflict(options, request, swept)) {
+    std::cerr << "usage error: " << *conflict << "\n";
+    return app::kExitUsage;
+  }
+  std::optional<int64_t> budget;
+  if (!options.memory_budget.empty()) budget = cli::memory_size_of(options.memory_budget);
+  api::MaxBatchOutcome outcome;
+  if (auto code = refused(overrides, [&] { outcome = api::run_max_batch({std::move(request), budget}); }))
+    return *code;
+  progress_line.reset();
+  if (!options.dry_run) return print_max_batch_outcome(outcome);
+  std::cout << config::to_json(outcome.config).dump(2) << "\n";
+  return app::kExitSuccess;
+}
+
 // The run (or sweep) itself; any refusal before it starts is one line and exit 2.
 int run_experiment(const cli::CliOptions& options) {
   train::Progress progress;
@@ -145,6 +190,8 @@ int run_experiment(const cli::CliOptions& options) {
   cli::Overrides overrides;
   std::vector<config::SweepAxis> axes;
   if (auto code = refused(overrides, [&] { read_config(options, request, axes, overrides); })) return *code;
+  if (options.max_batch || !options.memory_budget.empty())
+    return run_max_batch(options, std::move(request), !axes.empty(), overrides, progress_line);
   if (!axes.empty()) {
     auto shard = options.shard.empty() ? std::nullopt : cli::shard_of(options.shard);
     return run_sweep(options, {std::move(request), std::move(axes), shard, {}}, overrides, progress_line);

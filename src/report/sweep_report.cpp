@@ -10,21 +10,6 @@ namespace {
 
 constexpr const char* kBatchSizeKey = "/train/batch_size";
 
-SweepModeFigures figures_of(const ModeSummary& s) {
-  std::vector<double> rates;
-  for (const auto& trial : s.trials_compared) rates.push_back(trial.samples_per_second);
-  return {s.mode,
-          static_cast<int64_t>(s.trials_compared.size()),
-          s.samples_per_second.median,
-          measure::bootstrap_median(rates),
-          s.speedup_vs_fp32,
-          s.speedup_interval,
-          s.peak_bytes,
-          s.activation_bytes,
-          s.fidelity.verdict,
-          rates};
-}
-
 const SweepModeFigures* figures_at(const SweepPointReport& point, amp::PrecisionMode mode) {
   for (const auto& figures : point.modes) {
     if (figures.mode == mode && figures.speedup_vs_fp32) return &figures;
@@ -143,6 +128,21 @@ bool SweepReport::complete() const {
   return std::all_of(points.begin(), points.end(), [](const auto& p) {
     return p.status == SweepPointStatus::finished || p.status == SweepPointStatus::elsewhere;
   });
+}
+
+SweepModeFigures figures_of(const ModeSummary& s) {
+  std::vector<double> rates;
+  for (const auto& trial : s.trials_compared) rates.push_back(trial.samples_per_second);
+  return {s.mode,
+          static_cast<int64_t>(s.trials_compared.size()),
+          s.samples_per_second.median,
+          measure::bootstrap_median(rates),
+          s.speedup_vs_fp32,
+          s.speedup_interval,
+          s.peak_bytes,
+          s.activation_bytes,
+          s.fidelity.verdict,
+          rates};
 }
 
 SweepPointReport point_report(const config::SweepPoint& point, int64_t batch_size, const RunReport& report,

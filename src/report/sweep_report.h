@@ -80,6 +80,9 @@ struct SweepReport {
   bool complete() const;  // every point of its share finished
 };
 
+// A mode's figures from its summary in a run's report.
+SweepModeFigures figures_of(const ModeSummary& summary);
+
 // A point that ran, from its report; `run_folder` relative to the sweep folder.
 SweepPointReport point_report(const config::SweepPoint& point, int64_t batch_size, const RunReport& report,
                               bool finished, std::string run_folder);

@@ -9,6 +9,7 @@
 #include "measure/cpu_features.h"
 #include "measure/device.h"
 #include "measure/gpu_info.h"
+#include "measure/memory_budget.h"
 #include "train/first_batch_gradient.h"
 #include "train/out_of_memory.h"
 #include "train/profiled_pass.h"
@@ -261,12 +262,17 @@ void Experiment::run_item(const PlannedTrial& item, const std::string& skip_reas
   }
 }
 
+std::shared_ptr<models::Network> Experiment::seeded_model() const {
+  torch::manual_seed(config_.seed);
+  return config_.model.spec->build();
+}
+
 bool Experiment::make_initial_state(ExperimentResult& result) {
   try {
-    torch::manual_seed(config_.seed);
-    const auto model = config_.model.spec->build();
+    const auto model = seeded_model();
     result.model_parameters = trainable_elements(*model);
     initial_ = ModelState::capture(*model);
+    initial_made_ = true;
     return true;
   } catch (const c10::Error& e) {
     result.setup_failure =
@@ -276,6 +282,37 @@ bool Experiment::make_initial_state(ExperimentResult& result) {
   }
   spdlog::error("{}", *result.setup_failure);
   return false;
+}
+
+BatchFit Experiment::fit_batch(amp::PrecisionMode mode, int64_t batch) {
+  if (!initial_made_) {
+    try {
+      initial_ = ModelState::capture(*seeded_model());
+      initial_made_ = true;
+    } catch (const c10::Error& e) {
+      throw std::runtime_error("the model's initial state could not be made: " +
+                               first_line(e.what_without_backtrace()));
+    }
+  }
+  TORCH_CHECK(batch >= 1 && batch <= dataset_.train_size(), "batch ", batch, " outside 1..",
+              dataset_.train_size());
+  auto options = trainer_.options();
+  options.train.batch_size = batch;
+  BatchFit fit{batch};
+  amp::MathSettingsScope math(amp::settings_for(mode, device_.type(), config_.train.cudnn_benchmark));
+  probe_->begin();
+  try {
+    auto model = fresh_model(initial_);
+    train_first_steps(options, mode, *model, dataset_, device_);
+    fit.fits = true;
+  } catch (const c10::Error& e) {
+    if (!is_out_of_memory(e)) throw;
+    fit.detail = first_line(e.what_without_backtrace());
+  }
+  measure::release_cached_memory(device_);
+  const auto reading = probe_->read();
+  fit.peak_bytes = reading.baseline_bytes + reading.peak_bytes;
+  return fit;
 }
 
 ExperimentResult Experiment::run(const TrialDone& on_trial_done, Progress* progress) {

@@ -15,6 +15,7 @@
 #include "data/dataset.h"
 #include "measure/memory_probe.h"
 #include "models/network.h"
+#include "train/batch_fit.h"
 #include "train/experiment_result.h"
 #include "train/fault_injection.h"
 #include "train/model_state.h"
@@ -51,8 +52,17 @@ class Experiment {
   int64_t steps_per_trial() const;
   // The configured modes that can run on this device, in order (the others are reported as skipped).
   std::vector<amp::PrecisionMode> runnable_modes() const;
+  // Whether `mode` trains at `batch` (at most the training set) within the memory there is, from the run's
+  // initial state (drawn on the first call): train_first_steps() in a fresh model, every byte it allocated
+  // released again before it returns, out of memory or not. Throws std::runtime_error when the initial
+  // state cannot be made, and c10::Error for any failure other than memory running out.
+  BatchFit fit_batch(amp::PrecisionMode mode, int64_t batch);
+  // The training samples an epoch draws its batches from: the largest batch there can be.
+  int64_t train_samples() const { return dataset_.train_size(); }
 
  private:
+  // A model with the weights the seed draws: the run's initial state.
+  std::shared_ptr<models::Network> seeded_model() const;
   // Draws the initial weights from the seed; false, with the error in the result, when they cannot be made.
   bool make_initial_state(ExperimentResult& result);
   // Each configured mode, in order, with whether it can run on this device and what to say about it.
@@ -89,6 +99,7 @@ class Experiment {
   config::ExperimentConfig config_;  // fitted to the data as read
   Trainer trainer_;
   ModelState initial_;  // drawn once from the seed when the run starts
+  bool initial_made_ = false;
   std::filesystem::path trace_folder_;
   std::optional<SeedState> other_seed_;  // the fidelity seed being trained
 };

@@ -1,0 +1,108 @@
+// --max-batch's front door: each mode's largest batch within a planted budget, found exactly, and each
+// mode's run there.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "api/max_batch.h"
+#include "app/exit_codes.h"
+#include "config/experiment_config.h"
+#include "measure/cpu_tracking_allocator.h"
+#include "report/max_batch_render.h"
+#include "temp_dir_test.h"
+#include "train/experiment.h"
+#include "util/input_error.h"
+
+namespace {
+
+using ampbench::amp::PrecisionMode;
+using ampbench::measure::CpuTrackingAllocator;
+using nlohmann::json;
+
+class MaxBatchRun : public ampbench::testing::TempDirTest {
+ protected:
+  json config() const {
+    return {{"name", "mb"},
+            {"model", {{"type", "mlp"}, {"options", {{"width", 64}, {"depth", 1}}}}},
+            {"data",
+             {{"synthetic", {{"train_samples", 512}, {"val_samples", 64}, {"shape", {64}}, {"classes", 4}}}}},
+            {"train", {{"epochs", 1}, {"batch_size", 8}, {"threads", 1}}},
+            {"precision", {{"modes", {"fp32", "bf16"}}}},
+            {"device", "cpu"},
+            {"output", {{"dir", dir_.string()}}}};
+  }
+  // What `mode` holds at its peak at `batch`, with no budget in force.
+  int64_t peak(PrecisionMode mode, int64_t batch) const {
+    ampbench::train::Experiment experiment(ampbench::config::parse_experiment_config(config()), torch::kCPU);
+    const auto fit = experiment.fit_batch(mode, batch);
+    EXPECT_TRUE(fit.fits);
+    return fit.peak_bytes;
+  }
+};
+
+// The MLP's memory grows with each sample (its activations): a budget halfway between what batches 37 and
+// 38 hold admits 37 and not 38. Every mode's answer is checked the same way afterwards: its batch fits the
+// budget and the next does not.
+TEST_F(MaxBatchRun, FindsEachModesExactLargestBatchWithinAPlantedBudgetAndRunsItThere) {
+  const int64_t at_37 = peak(PrecisionMode::fp32, 37), at_38 = peak(PrecisionMode::fp32, 38);
+  ASSERT_GT(at_38, at_37);
+  const int64_t budget = at_37 + (at_38 - at_37) / 2;
+  CpuTrackingAllocator::install();
+  const auto held_before = CpuTrackingAllocator::current_bytes();
+  ampbench::api::MaxBatchRequest request;
+  request.base.config = config();
+  request.memory_budget = budget;
+  const auto outcome = ampbench::api::run_max_batch(request);
+  // Every out-of-memory on the way was caught and its memory given back.
+  EXPECT_EQ(CpuTrackingAllocator::current_bytes(), held_before);
+  ASSERT_EQ(outcome.report.modes.size(), 2u);
+  const auto& fp32 = outcome.report.modes[0];
+  EXPECT_EQ(fp32.search.largest, 37);
+  EXPECT_EQ(fp32.search.smallest_refused, 38);
+  EXPECT_EQ(fp32.peak_bytes, at_37);
+  for (const auto& m : outcome.report.modes) {
+    SCOPED_TRACE(ampbench::amp::to_string(m.mode));
+    ASSERT_GT(m.search.largest, 0);
+    EXPECT_FALSE(m.search.reached_limit);
+    EXPECT_LE(peak(m.mode, m.search.largest), budget);
+    EXPECT_GT(peak(m.mode, m.search.largest + 1), budget);
+    // Its run at that batch, alone, and the figures from that run's own report.
+    ASSERT_TRUE(m.figures && m.figures->samples_per_second) << m.not_measured.value_or("");
+    const auto run = json::parse(std::ifstream(outcome.folder / m.run_folder / "report.json"));
+    EXPECT_EQ(run["config"]["train"]["batch_size"], m.search.largest);
+    EXPECT_EQ(run["config"]["precision"]["modes"], json{ampbench::amp::to_string(m.mode)});
+    EXPECT_DOUBLE_EQ(run["summary"][0]["samples_per_second"]["median"].get<double>(),
+                     *m.figures->samples_per_second);
+  }
+  EXPECT_EQ(ampbench::app::exit_code_for(outcome), 0);
+  const auto written = json::parse(std::ifstream(outcome.folder / "max_batch.json"));
+  EXPECT_EQ(written, ampbench::report::to_json(outcome.report));
+  EXPECT_EQ(written["modes"][0]["largest_batch"], 37);
+  EXPECT_EQ(written["budget_bytes"], budget);
+  std::ifstream csv(outcome.folder / "max_batch.csv");
+  std::string header, first;
+  std::getline(csv, header);
+  std::getline(csv, first);
+  EXPECT_EQ(first.rfind("fp32,37,memory,38,", 0), 0u) << first;
+  EXPECT_TRUE(std::filesystem::exists(outcome.folder / "max_batch.md"));
+}
+
+TEST_F(MaxBatchRun, ABudgetThatCannotHoldTheRunBeforeItTrainsIsRefusedWithNothingWritten) {
+  ampbench::api::MaxBatchRequest request;
+  request.base.config = config();
+  request.memory_budget = 1024;
+  try {
+    ampbench::api::run_max_batch(request);
+    ADD_FAILURE() << "a budget of 1 KiB was taken";
+  } catch (const ampbench::util::InputError& e) {
+    EXPECT_EQ(e.where(), "--memory-budget");
+    EXPECT_NE(std::string(e.what()).find("cannot hold the run before it trains"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir_));
+  request.memory_budget.reset();  // on the CPU a budget must be given
+  EXPECT_THROW(ampbench::api::run_max_batch(request), ampbench::util::InputError);
+}
+
+}  // namespace
