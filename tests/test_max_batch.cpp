@@ -10,6 +10,7 @@
 #include "config/experiment_config.h"
 #include "measure/cpu_tracking_allocator.h"
 #include "report/max_batch_render.h"
+#include "report/max_batch_report.h"
 #include "temp_dir_test.h"
 #include "train/experiment.h"
 #include "util/input_error.h"
@@ -19,6 +20,39 @@ namespace {
 using ampbench::amp::PrecisionMode;
 using ampbench::measure::CpuTrackingAllocator;
 using nlohmann::json;
+
+ampbench::report::MaxBatchMode searched(PrecisionMode mode, int64_t largest, bool data_bound) {
+  ampbench::report::MaxBatchMode m;
+  m.mode = mode;
+  m.search.largest = largest;
+  m.search.reached_limit = data_bound;
+  if (!data_bound) m.search.smallest_refused = largest + 1;
+  return m;
+}
+
+// Where the data, not memory, bounded a batch, the ratio against fp32's is a bound, and the line says which.
+TEST(MaxBatchLines, TheRatioToFp32sBatchSaysWhenTheDataBoundedOneOfThem) {
+  ampbench::report::MaxBatchReport report;
+  report.train_samples = 512;
+  report.steps_needed = 3;
+  auto bf16_line = [&](bool fp32_data_bound, bool bf16_data_bound) {
+    report.modes = {searched(PrecisionMode::fp32, 100, fp32_data_bound),
+                    searched(PrecisionMode::bf16, 150, bf16_data_bound)};
+    return ampbench::report::max_batch_lines(report).back();
+  };
+  EXPECT_EQ(bf16_line(false, false).rfind("bf16 fits 1.50x fp32's batch (150 against 100); ", 0), 0u);
+  EXPECT_EQ(bf16_line(false, true).rfind("bf16 fits at least 1.50x fp32's batch", 0), 0u);
+  EXPECT_EQ(bf16_line(true, false).rfind("bf16 fits at most 1.50x fp32's batch", 0), 0u);
+  EXPECT_EQ(bf16_line(true, true).rfind("bf16 fits 1.50x", 0), 0u);
+  const auto lines = ampbench::report::max_batch_lines(report);
+  EXPECT_EQ(lines[0],
+            "fp32: batch 100 fits, the largest the data allows (512 training samples, an epoch of at least 3 "
+            "step(s)): the budget does not bound it");
+  report.modes = {searched(PrecisionMode::fp32, 0, false)};
+  report.budget_bytes = 64 << 20;
+  EXPECT_EQ(ampbench::report::max_batch_lines(report),
+            std::vector<std::string>{"fp32: not even a batch of 1 fits 64.0 MiB"});
+}
 
 class MaxBatchRun : public ampbench::testing::TempDirTest {
  protected:

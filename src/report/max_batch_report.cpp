@@ -33,7 +33,11 @@ std::string bound_line(const MaxBatchReport& report, const MaxBatchMode& m) {
 
 std::string against_fp32_line(const MaxBatchMode& fp32, const MaxBatchMode& m) {
   const auto mode = std::string(amp::to_string(m.mode));
-  std::string line = mode + " fits " +
+  // A batch the data bounded is a floor of what memory would allow.
+  const char* bound = m.search.reached_limit && !fp32.search.reached_limit   ? "at least "
+                      : fp32.search.reached_limit && !m.search.reached_limit ? "at most "
+                                                                             : "";
+  std::string line = mode + " fits " + bound +
                      format_number("%.2f", static_cast<double>(m.search.largest) /
                                                static_cast<double>(fp32.search.largest)) +
                      "x fp32's batch (" + std::to_string(m.search.largest) + " against " +
