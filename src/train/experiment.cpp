@@ -1,5 +1,6 @@
 #include "train/experiment.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <spdlog/spdlog.h>
@@ -141,9 +142,12 @@ void Experiment::measure_first_gradients(ExperimentResult& result) const {
       return std::nullopt;
     }
   };
+  const auto modes = runnable_modes();
+  // Without a mode besides fp32 there is nothing to compare fp32's gradient with: spare its memory and time.
+  if (std::none_of(modes.begin(), modes.end(), [](auto m) { return m != amp::PrecisionMode::fp32; })) return;
   const auto reference = gradient_in(amp::PrecisionMode::fp32);
   if (!reference) return;
-  for (auto mode : runnable_modes()) {
+  for (auto mode : modes) {
     if (mode == amp::PrecisionMode::fp32) continue;
     const auto gradient = gradient_in(mode);
     if (!gradient) continue;
