@@ -16,10 +16,13 @@ fs::path sweep_folder(const std::vector<fs::path>& folders) {
 
 nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_file(path)); }
 
+// The shipped mlp.json, as a user sweeps it (one epoch, to keep the suite short).
 TEST_F(Cli, ASweepRunsEachPointIntoItsFolderAndReportsTheirOwnFigures) {
-  const auto config = write_config(tiny_config()).string();
-  auto result =
-      run("--config " + config + " -q --sweep /train/batch_size=8,16,32 --repeats 2 --modes fp32,bf16");
+  auto doc = nlohmann::json::parse(read_file(fs::path(source_dir()) / "configs" / "mlp.json"));
+  doc["output"] = {{"dir", (dir_ / "out").string()}};
+  const auto config = write_config(doc).string();
+  auto result = run("--config " + config +
+                    " -q --sweep /train/batch_size=32,64,128 --epochs 1 --repeats 2 --modes fp32,bf16");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto folder = sweep_folder(run_folders());
   EXPECT_NE(result.out.find("sweep reports: " + folder.string()), std::string::npos) << result.out;
@@ -30,7 +33,7 @@ TEST_F(Cli, ASweepRunsEachPointIntoItsFolderAndReportsTheirOwnFigures) {
   ASSERT_EQ(sweep["points"].size(), 3u);
   for (int64_t i = 0; i < 3; ++i) {
     const auto& point = sweep["points"][i];
-    const int64_t batch = 8 << i;
+    const int64_t batch = 32 << i;
     EXPECT_EQ(point["settings"]["/train/batch_size"], batch);
     EXPECT_EQ(point["run_folder"], "point-" + std::to_string(i + 1));
     // The point's own run: its config took the value, and the sweep's figures are its report's.
