@@ -63,6 +63,8 @@ inline std::vector<fs::path> reports_under(const fs::path& dir) {
   return out;
 }
 
+inline size_t line_count(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
 class Cli : public TempDirTest {
  protected:
   // Whatever a test checked, each report it left must be valid against docs/report.schema.json,
@@ -122,6 +124,17 @@ class Cli : public TempDirTest {
     return path;
   }
 
+  // `args` after --config `config` refused as a refusal must be: exit 2, `expected` in its one line on
+  // stderr, nothing written under out/.
+  void expect_refused(const std::string& config, const std::string& args, const std::string& expected) {
+    SCOPED_TRACE(args);
+    auto result = run("--config " + config + " " + args);
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
+    EXPECT_EQ(line_count(result.err), 1u) << result.err;
+    EXPECT_FALSE(fs::exists(dir_ / "out"));
+  }
+
   std::vector<fs::path> run_folders() {
     std::vector<fs::path> out;
     if (!fs::exists(dir_ / "out")) return out;
@@ -129,7 +142,5 @@ class Cli : public TempDirTest {
     return out;
   }
 };
-
-inline size_t line_count(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
 
 }  // namespace ampbench::testing

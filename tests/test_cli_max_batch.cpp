@@ -60,14 +60,7 @@ TEST_F(Cli, MaxBatchIsRefusedBeforeAnythingIsWrittenWithTheLineThatSaysWhy) {
       {"--max-batch --memory-budget 1GiB --inject-fault nan:fp32:1", "usage error: --inject-fault is for"},
       {"--max-batch --memory-budget 1GiB --modes fp32 --epochs 0", "--epochs"},
   };
-  for (const auto& [args, expected] : cases) {
-    SCOPED_TRACE(args);
-    auto result = run("--config " + config + " " + args);
-    EXPECT_EQ(result.exit_code, 2);
-    EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
-    EXPECT_EQ(line_count(result.err), 1u) << result.err;
-    EXPECT_TRUE(run_folders().empty());
-  }
+  for (const auto& [args, expected] : cases) expect_refused(config, args, expected);
   auto dry = run("--config " + config + " --max-batch --memory-budget 1GiB --dry-run");
   EXPECT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_NO_THROW(nlohmann::json::parse(dry.out));

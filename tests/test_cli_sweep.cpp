@@ -117,14 +117,7 @@ TEST_F(Cli, ASweepIsRefusedBeforeAnyPointRunsWithTheLineThatSaysWhere) {
       {"--sweep /train/epochs=1 --shard 1/x", "--shard: expected K/N with 1 <= K <= N"},
       {"--shard 1/3", "usage error: --shard takes a share of a sweep's points"},
   };
-  for (const auto& [args, expected] : cases) {
-    SCOPED_TRACE(args);
-    auto result = run("--config " + config + " " + args);
-    EXPECT_EQ(result.exit_code, 2);
-    EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
-    EXPECT_EQ(line_count(result.err), 1u) << result.err;
-    EXPECT_FALSE(fs::exists(dir_ / "out"));
-  }
+  for (const auto& [args, expected] : cases) expect_refused(config, args, expected);
 }
 
 TEST_F(Cli, AStoppedSweepKeepsItsFinishedPointsAndSaysWhichIsNot) {
