@@ -17,6 +17,7 @@
 #include "data_files.h"
 #include "measure/cpu_features.h"
 #include "measure/environment.h"
+#include "read_file.h"
 #include "report/csv_report.h"
 #include "report/max_batch_render.h"
 #include "report/report.h"
@@ -32,13 +33,6 @@ struct Result {
   std::string out;
   std::string err;
 };
-
-inline std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Every report of this ampbench's schema version under `dir`: its run folders' report.json and the exports
 // (JSON with a schema_version and trials), its sweeps' sweep.json and its --max-batch max_batch.json. Reports

@@ -15,6 +15,7 @@
 #include <torch/torch.h>
 
 #include "build_paths.h"
+#include "read_file.h"
 
 namespace ampbench::testing {
 
@@ -24,13 +25,6 @@ inline constexpr int kOracleSkipped = 77;
 inline std::string oracle_python() {
   const auto venv = std::filesystem::path(source_dir()) / ".venv-cuda" / "bin" / "python";
   return std::filesystem::exists(venv) ? venv.string() : "python3";
-}
-
-inline std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 inline void write_tensors(const c10::Dict<std::string, torch::Tensor>& tensors,
