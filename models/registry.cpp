@@ -1,5 +1,6 @@
 #include "models/registry.h"
 
+#include "models/exported.h"
 #include "models/gpt.h"
 #include "models/llama.h"
 #include "models/mlp.h"
@@ -15,6 +16,7 @@ const std::vector<ModelEntry>& model_registry() {
     entries.push_back(vit_entry());
     entries.push_back(gpt_entry());
     entries.push_back(llama_entry());
+    entries.push_back(exported_entry());
     return entries;
   }();
   return registry;

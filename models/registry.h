@@ -63,7 +63,8 @@ struct ModelEntry {
   // Reads model.options strictly (util::InputError with the JSON path on any problem, and without one
   // when the model does not fit the input: the caller knows where the input was configured).
   std::function<std::shared_ptr<const ModelSpec>(util::ObjectReader& options, const InputSpec& input)> read;
-  bool language_model = false;  // takes token sequences (and predicts the next token), not features
+  bool language_model = false;   // takes token sequences (and predicts the next token), not features
+  bool task_from_model = false;  // which of the two it is, `read` checks against the data (an exported model)
 };
 
 const std::vector<ModelEntry>& model_registry();

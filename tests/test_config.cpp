@@ -123,7 +123,8 @@ TEST(Config, ErrorsNameTheJsonPathAndTheProblem) {
             "/precision/modes/1: mode \"bf16\" is listed twice");
   EXPECT_EQ(error_for("/model/type", "vgg"),
             "/model/type: unknown model \"vgg\"; expected one of mlp, resnet18, resnet34, resnet50, vit, "
-            "gpt, llama");
+            "gpt, llama, exported");
+  EXPECT_EQ(error_for("/model/type", "exported"), "/model/options/path: missing; expected a string");
   EXPECT_EQ(error_for("/model/options/widht", 3),
             "/model/options/widht: unknown key (did you mean \"width\"?)");
   EXPECT_EQ(error_for("/train/optimizer/lr", -0.1),

@@ -370,7 +370,7 @@ ModelConfig parse_model(ObjectReader model, const data::DataOptions& data) {
     throw InputError(model.path_of("type"),
                      "unknown model \"" + out.type + "\"; expected one of " + models::model_names());
   }
-  if (entry->language_model != data.is_language_model()) {
+  if (!entry->task_from_model && entry->language_model != data.is_language_model()) {
     throw InputError(
         model.path_of("type"),
         entry->language_model

@@ -1,0 +1,110 @@
+// The "exported" model type: a config's path to a torch.export archive, read and compiled once, checked
+// against what the data gives it.
+#include <algorithm>
+
+#include "models/exported.h"
+#include "util/input_error.h"
+
+namespace ampbench::models {
+namespace {
+
+using util::InputError;
+
+bool takes_tokens(const TensorShape& shape) { return !c10::isFloatingType(shape.dtype); }
+
+std::string dims_text(const std::vector<std::optional<int64_t>>& sample) {
+  std::string text = "[N";
+  for (const auto& dim : sample) text += ", " + (dim ? std::to_string(*dim) : std::string("*"));
+  return text + "]";
+}
+
+bool shape_matches(const std::vector<std::optional<int64_t>>& program, const std::vector<int64_t>& data) {
+  if (program.size() != data.size()) return false;
+  for (size_t i = 0; i < data.size(); ++i)
+    if (program[i] && *program[i] != data[i]) return false;
+  return true;
+}
+
+// The program must take the data's samples and return logits of the task's shape.
+void check_fits(const ExportedProgram& program, const InputSpec& input) {
+  if (takes_tokens(program.input) != input.tokens) {
+    throw InputError(
+        takes_tokens(program.input)
+            ? "the exported program takes token ids: it needs token data (synthetic_tokens or tokens)"
+            : "the exported program takes features: token data needs a language model");
+  }
+  if (!shape_matches(program.input.sample, input.sample_shape)) {
+    throw InputError("the exported program takes inputs " + dims_text(program.input.sample) +
+                     ", the data gives samples of " +
+                     dims_text({input.sample_shape.begin(), input.sample_shape.end()}));
+  }
+  auto logits = input.sample_shape;
+  if (!input.tokens) logits.clear();
+  logits.push_back(input.num_classes);
+  if (!shape_matches(program.output.sample, logits)) {
+    throw InputError("the exported program returns " + dims_text(program.output.sample) + ", not logits of " +
+                     dims_text({logits.begin(), logits.end()}) + " for the data's " +
+                     std::to_string(input.num_classes) + (input.tokens ? "-token vocabulary" : " classes"));
+  }
+}
+
+class ExportedSpec final : public ModelSpec {
+ public:
+  ExportedSpec(std::string path, ExportArchive archive)
+      : path_(std::move(path)),
+        archive_(std::make_shared<const ExportArchive>(std::move(archive))),
+        program_(std::make_shared<const ExportedProgram>(compile_program(*archive_))) {}
+  const ExportedProgram& program() const { return *program_; }
+  std::shared_ptr<Network> build() const override {
+    return std::make_shared<ExportedNetwork>(program_, *archive_);
+  }
+  double forward_macs() const override { return program_->forward_macs; }
+  ModelSize size() const override {
+    ModelSize size;
+    for (const auto& [name, tensor] : archive_->weights) {
+      const bool parameter = std::any_of(program_->parameters.begin(), program_->parameters.end(),
+                                         [&](const StateInput& input) { return input.name == name; });
+      (parameter ? size.parameters : size.buffers) += double(tensor.numel());
+    }
+    for (const auto& [name, tensor] : archive_->constants) size.buffers += double(tensor.numel());
+    return size;
+  }
+  nlohmann::json options_json() const override { return {{"path", path_}}; }
+
+ private:
+  std::string path_;
+  std::shared_ptr<const ExportArchive> archive_;
+  std::shared_ptr<const ExportedProgram> program_;
+};
+
+std::shared_ptr<const ModelSpec> read_exported(util::ObjectReader& options, const InputSpec& input) {
+  const auto path = options.required_string("path");
+  options.finish();
+  ExportArchive archive;
+  try {
+    archive = read_export_archive(path);
+  } catch (const InputError& e) {
+    throw InputError(options.path_of("path"), "\"" + path + "\" " + e.problem());
+  }
+  std::shared_ptr<const ExportedSpec> spec;
+  try {
+    spec = std::make_shared<const ExportedSpec>(path, std::move(archive));
+  } catch (const InputError& e) {
+    throw InputError(options.path_of("path"), "\"" + path + "\": " + e.problem());
+  }
+  check_fits(spec->program(), input);
+  return spec;
+}
+
+}  // namespace
+
+ModelEntry exported_entry() {
+  ModelEntry entry;
+  entry.name = "exported";
+  entry.description = "your own model, exported with torch.export (options: path, the .pt2 archive)";
+  entry.read = read_exported;
+  entry.task_from_model = true;
+  return entry;
+}
+
+}  // namespace ampbench::models

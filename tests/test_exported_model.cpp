@@ -1,0 +1,404 @@
+// The exported model type: a torch.export archive read, compiled and trained node by node. The archives are
+// written here (export_fixture.h), so these tests need no Python; tests/test_export_parity.cpp checks real
+// torch.export archives against the modules they came from.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "amp/autocast_scope.h"
+#include "models/registry.h"
+#include "util/input_error.h"
+
+#include "export_fixture.h"
+#include "temp_dir_test.h"
+
+namespace {
+
+using ampbench::models::InputSpec;
+using ampbench::testing::batch_size;
+using ampbench::testing::json;
+using ampbench::testing::ProgramBuilder;
+using ampbench::testing::static_size;
+using ampbench::testing::tensor_argument;
+
+const std::string kLinear = "torch.ops.aten.linear.default";
+const std::string kRelu = "torch.ops.aten.relu.default";
+const InputSpec kFeatures{{4}, 3, false};
+
+class ExportedModel : public ampbench::testing::TempDirTest {
+ protected:
+  // x [N, 4] -> fc1 (4 -> 8) -> relu -> fc2 (8 -> 3), exported at a batch of 2.
+  ProgramBuilder mlp() {
+    torch::manual_seed(1);
+    ProgramBuilder b;
+    for (const auto& [name, in, out] : {std::tuple{"fc1", 4, 8}, std::tuple{"fc2", 8, 3}}) {
+      weights_[std::string(name) + ".weight"] = torch::randn({out, in});
+      weights_[std::string(name) + ".bias"] = torch::randn({out});
+      b.state(std::string(name) + ".weight", weights_[std::string(name) + ".weight"], true);
+      b.state(std::string(name) + ".bias", weights_[std::string(name) + ".bias"], true);
+    }
+    b.user_input("x", {batch_size(2), static_size(4)});
+    b.node(kLinear,
+           {{"input", tensor_argument("x")},
+            {"weight", tensor_argument("p_fc1_weight")},
+            {"bias", tensor_argument("p_fc1_bias")}},
+           "linear", {batch_size(2), static_size(8)});
+    b.node(kRelu, {{"self", tensor_argument("linear")}}, "relu", {batch_size(2), static_size(8)});
+    b.node(kLinear,
+           {{"input", tensor_argument("relu")},
+            {"weight", tensor_argument("p_fc2_weight")},
+            {"bias", tensor_argument("p_fc2_bias")}},
+           "linear_1", {batch_size(2), static_size(3)});
+    b.output("linear_1");
+    return b;
+  }
+
+  std::shared_ptr<const ampbench::models::ModelSpec> read(const std::filesystem::path& path,
+                                                          const InputSpec& input = kFeatures) {
+    const json document{{"path", path.string()}};  // the reader keeps a reference
+    ampbench::util::ObjectReader options(document, "/model/options");
+    return ampbench::models::find_model("exported")->read(options, input);
+  }
+
+  torch::Tensor expected_mlp(const torch::Tensor& x) {
+    auto hidden = torch::relu(torch::linear(x, weights_["fc1.weight"], weights_["fc1.bias"]));
+    return torch::linear(hidden, weights_["fc2.weight"], weights_["fc2.bias"]);
+  }
+
+  std::map<std::string, torch::Tensor> weights_;
+};
+
+TEST_F(ExportedModel, RunsTheGraphAtAnyBatchWithTheArchivesWeightsAsTrainableParameters) {
+  mlp().write(dir_ / "m.pt2");
+  auto network = read(dir_ / "m.pt2")->build();
+  const auto x = torch::randn({5, 4});
+  auto logits = network->forward(x);
+  EXPECT_TRUE(torch::allclose(logits, expected_mlp(x), 1e-6, 1e-6));
+
+  // Named as in the exported module, fp32 leaves with gradients equal to eager autograd's.
+  auto parameters = network->named_parameters();
+  ASSERT_EQ(parameters.size(), 4u);
+  ASSERT_NE(parameters.find("fc2.weight"), nullptr);
+  logits.square().sum().backward();
+  auto w = weights_["fc2.weight"].clone().requires_grad_(true);
+  auto hidden = torch::relu(torch::linear(x, weights_["fc1.weight"], weights_["fc1.bias"]));
+  torch::linear(hidden, w, weights_["fc2.bias"]).square().sum().backward();
+  EXPECT_TRUE(torch::allclose(parameters["fc2.weight"].grad(), w.grad(), 1e-6, 1e-5));
+  // The archive's weights, not the seed's: a second build starts from the same values.
+  torch::manual_seed(99);
+  EXPECT_TRUE(
+      torch::equal(read(dir_ / "m.pt2")->build()->named_parameters()["fc1.weight"], weights_["fc1.weight"]));
+}
+
+TEST_F(ExportedModel, AutocastReachesTheGraphsOps) {
+  mlp().write(dir_ / "m.pt2");
+  auto network = read(dir_ / "m.pt2")->build();
+  ampbench::amp::AutocastScope autocast(c10::DeviceType::CPU, torch::kBFloat16);
+  EXPECT_EQ(network->forward(torch::randn({3, 4})).scalar_type(), torch::kBFloat16);
+}
+
+TEST_F(ExportedModel, CountsMatrixFlopsPerSampleAndStateFromTheArchive) {
+  mlp().write(dir_ / "m.pt2");
+  auto spec = read(dir_ / "m.pt2");
+  EXPECT_DOUBLE_EQ(spec->forward_macs(), 4 * 8 + 8 * 3);
+  EXPECT_DOUBLE_EQ(spec->size().parameters, 4 * 8 + 8 + 8 * 3 + 3);
+  EXPECT_EQ(spec->options_json(), (json{{"path", (dir_ / "m.pt2").string()}}));
+}
+
+// x [N, 2, 2] -> reshape [N * 2, 2] -> reshape [sym_size(x, 0), -1]: symbolic ints computed on each run.
+TEST_F(ExportedModel, SymbolicSizesFollowTheBatch) {
+  ProgramBuilder p;
+  torch::manual_seed(1);
+  const auto w = torch::randn({3, 4});
+  p.state("fc.weight", w, true);
+  p.user_input("x", {batch_size(2), static_size(2), static_size(2)});
+  json size_node{
+      {"target", "torch.ops.aten.sym_size.int"},
+      {"inputs",
+       {{{"name", "self"}, {"arg", tensor_argument("x")}}, {{"name", "dim"}, {"arg", {{"as_int", 0}}}}}},
+      {"outputs", {{{"as_sym_int", {{"as_name", "n"}}}}}}};
+  json mul_node{{"target", "_operator.mul"},
+                {"inputs",
+                 {{{"name", "a"}, {"arg", {{"as_sym_int", {{"as_name", "n"}}}}}},
+                  {{"name", "b"}, {"arg", {{"as_int", 2}}}}}},
+                {"outputs", {{{"as_sym_int", {{"as_name", "n2"}}}}}}};
+  auto program = p.program();
+  auto& nodes = program["graph_module"]["graph"]["nodes"];
+  nodes.push_back(size_node);
+  nodes.push_back(mul_node);
+  auto reshape = [](const std::string& in, json shape, const std::string& out) {
+    return json{{"target", "torch.ops.aten.reshape.default"},
+                {"inputs",
+                 {{{"name", "self"}, {"arg", tensor_argument(in)}},
+                  {{"name", "shape"}, {"arg", {{"as_sym_ints", shape}}}}}},
+                {"outputs", {tensor_argument(out)}}};
+  };
+  nodes.push_back(reshape("x", {{{"as_name", "n2"}}, {{"as_int", 2}}}, "pairs"));
+  nodes.push_back(reshape("pairs", {{{"as_name", "n"}}, {{"as_int", -1}}}, "flat"));
+  nodes.push_back({{"target", kLinear},
+                   {"inputs",
+                    {{{"name", "input"}, {"arg", tensor_argument("flat")}},
+                     {{"name", "weight"}, {"arg", tensor_argument("p_fc_weight")}}}},
+                   {"outputs", {tensor_argument("out")}}});
+  auto& values = program["graph_module"]["graph"]["tensor_values"];
+  values["pairs"] = ampbench::testing::tensor_meta({batch_size(4), static_size(2)});
+  values["flat"] = ampbench::testing::tensor_meta({batch_size(2), static_size(4)});
+  values["out"] = ampbench::testing::tensor_meta({batch_size(2), static_size(3)});
+  program["graph_module"]["graph"]["outputs"].push_back(tensor_argument("out"));
+  program["graph_module"]["signature"]["output_specs"].push_back(
+      {{"user_output", {{"arg", tensor_argument("out")}}}});
+  p.write(dir_ / "s.pt2", program);
+  auto network = read(dir_ / "s.pt2", InputSpec{{2, 2}, 3, false})->build();
+  for (const int64_t batch : {1, 7}) {
+    const auto x = torch::randn({batch, 2, 2});
+    EXPECT_TRUE(torch::allclose(network->forward(x), torch::linear(x.reshape({batch, 4}), w)));
+  }
+}
+
+// batch_norm with training=True and num_batches_tracked += 1, as torch.export writes a BatchNorm layer.
+TEST_F(ExportedModel, BatchNormUpdatesItsStatisticsInTrainingAndUsesThemInEvaluation) {
+  ProgramBuilder b;
+  const auto weight = torch::ones({2}), bias = torch::zeros({2});
+  b.state("bn.weight", weight, true);
+  b.state("bn.bias", bias, true);
+  b.state("bn.running_mean", torch::zeros({2}), false);
+  b.state("bn.running_var", torch::ones({2}), false);
+  b.state("bn.num_batches_tracked", torch::zeros({}, torch::kLong), false);
+  b.user_input("x", {batch_size(4), static_size(2)});
+  b.node("torch.ops.aten.add_.Tensor",
+         {{"self", tensor_argument("b_bn_num_batches_tracked")}, {"other", {{"as_int", 1}}}}, "add_", {}, 5);
+  b.node("torch.ops.aten.batch_norm.default",
+         {{"input", tensor_argument("x")},
+          {"weight", tensor_argument("p_bn_weight")},
+          {"bias", tensor_argument("p_bn_bias")},
+          {"running_mean", tensor_argument("b_bn_running_mean")},
+          {"running_var", tensor_argument("b_bn_running_var")},
+          {"training", {{"as_bool", true}}},
+          {"momentum", {{"as_float", 0.1}}},
+          {"eps", {{"as_float", 1e-5}}},
+          {"cudnn_enabled", {{"as_bool", false}}}},
+         "bn", {batch_size(4), static_size(2)});
+  b.output("bn");
+  b.write(dir_ / "bn.pt2");
+  auto network = read(dir_ / "bn.pt2", InputSpec{{2}, 2, false})->build();
+  const auto x = torch::randn({6, 2}) * 3 + 1;
+  auto buffers = network->named_buffers();
+  network->train();
+  const auto trained = network->forward(x);
+  EXPECT_TRUE(torch::allclose(trained, (x - x.mean(0)) / torch::sqrt(x.var(0, false) + 1e-5), 1e-5, 1e-5));
+  EXPECT_TRUE(torch::allclose(buffers["bn.running_mean"], 0.1 * x.mean(0)));
+  EXPECT_EQ(buffers["bn.num_batches_tracked"].item<int64_t>(), 1);
+
+  network->eval();
+  const auto mean = buffers["bn.running_mean"].clone(), var = buffers["bn.running_var"].clone();
+  EXPECT_TRUE(torch::allclose(network->forward(x), (x - mean) / torch::sqrt(var + 1e-5), 1e-5, 1e-5));
+  EXPECT_TRUE(torch::equal(buffers["bn.running_mean"], mean));  // evaluation leaves the statistics alone
+}
+
+// A serialized node's JSON: positional (unnamed) or named arguments, tensor outputs.
+json node_json(const std::string& target, const std::vector<std::pair<std::string, json>>& arguments,
+               const std::vector<std::string>& outputs) {
+  json node{{"target", target},
+            {"inputs", json::array()},
+            {"outputs", json::array()},
+            {"metadata", json::object()}};
+  for (const auto& [name, argument] : arguments)
+    node["inputs"].push_back({{"name", name}, {"arg", argument}, {"kind", 1}});
+  for (const auto& output : outputs) node["outputs"].push_back(tensor_argument(output));
+  return node;
+}
+
+json nested_graph(const std::vector<std::string>& inputs, const json& nodes, const std::string& output) {
+  json graph{{"inputs", json::array()},
+             {"outputs", {tensor_argument(output)}},
+             {"nodes", nodes},
+             {"tensor_values", json::object()},
+             {"sym_int_values", json::object()},
+             {"sym_bool_values", json::object()}};
+  for (const auto& input : inputs) graph["inputs"].push_back(tensor_argument(input));
+  return {{"as_graph", {{"name", "submod"}, {"graph", graph}}}};
+}
+
+// out = linear(x, w) under bf16 autocast, as float, + mean(w * 2) computed without grad, + ones(4) made on
+// the device the program was exported on (a GPU's): as eager code with the same scopes computes it.
+TEST_F(ExportedModel, NestedGraphsRunUnderTheirGradModeAndAutocastAndDevicesAreTheRuns) {
+  ProgramBuilder b;
+  torch::manual_seed(2);
+  const auto weight = torch::randn({4, 4});
+  b.state("fc.weight", weight, true);
+  b.user_input("x", {batch_size(2), static_size(4)});
+  auto program = b.program();
+  auto& graph = program["graph_module"]["graph"];
+  const json no_grad_body = {
+      node_json("torch.ops.aten.mul.Tensor", {{"self", tensor_argument("w")}, {"other", {{"as_float", 2.0}}}},
+                {"w2"}),
+      node_json("torch.ops.aten.mean.dim", {{"self", tensor_argument("w2")}, {"dim", {{"as_ints", {0}}}}},
+                {"m"})};
+  const json autocast_body = {
+      node_json(kLinear, {{"input", tensor_argument("a")}, {"weight", tensor_argument("v")}}, {"lin"})};
+  graph["nodes"] = {
+      node_json("torch.ops.higher_order.wrap_with_set_grad_enabled",
+                {{"", {{"as_bool", false}}},
+                 {"", nested_graph({"w"}, no_grad_body, "m")},
+                 {"", tensor_argument("p_fc_weight")}},
+                {"frozen"}),
+      node_json("torch.ops.higher_order.wrap_with_autocast",
+                {{"", {{"as_string", "cpu"}}},
+                 {"", {{"as_scalar_type", 13}}},
+                 {"", {{"as_bool", true}}},
+                 {"", {{"as_bool", false}}},
+                 {"", nested_graph({"a", "v"}, autocast_body, "lin")},
+                 {"", tensor_argument("x")},
+                 {"", tensor_argument("p_fc_weight")}},
+                {"lowp"}),
+      node_json("torch.ops.aten.to.dtype",
+                {{"self", tensor_argument("lowp")}, {"dtype", {{"as_scalar_type", 7}}}}, {"wide"}),
+      node_json("torch.ops.aten.ones.default",
+                {{"size", {{"as_ints", {4}}}}, {"device", {{"as_device", {{"type", "cuda"}, {"index", 0}}}}}},
+                {"ones"}),
+      node_json("torch.ops.aten.add.Tensor",
+                {{"self", tensor_argument("wide")}, {"other", tensor_argument("frozen")}}, {"sum"}),
+      node_json("torch.ops.aten.add.Tensor",
+                {{"self", tensor_argument("sum")}, {"other", tensor_argument("ones")}}, {"out"})};
+  graph["tensor_values"]["out"] = ampbench::testing::tensor_meta({batch_size(2), static_size(4)});
+  graph["outputs"].push_back(tensor_argument("out"));
+  program["graph_module"]["signature"]["output_specs"].push_back(
+      {{"user_output", {{"arg", tensor_argument("out")}}}});
+  b.write(dir_ / "nested.pt2", program);
+  auto network = read(dir_ / "nested.pt2", InputSpec{{4}, 4, false})->build();
+  const auto x = torch::randn({3, 4});
+  auto ours = network->forward(x);
+  ours.sum().backward();
+
+  auto w = weight.clone().requires_grad_(true);
+  torch::Tensor frozen, lowp;
+  {
+    torch::NoGradGuard no_grad;
+    frozen = (w * 2).mean(0);
+  }
+  {
+    ampbench::amp::AutocastScope autocast(c10::DeviceType::CPU, torch::kBFloat16);
+    lowp = torch::linear(x, w);
+  }
+  auto theirs = lowp.to(torch::kFloat) + frozen + torch::ones({4});
+  theirs.sum().backward();
+  EXPECT_TRUE(torch::equal(ours, theirs));
+  EXPECT_TRUE(torch::equal(network->named_parameters()["fc.weight"].grad(), w.grad()));
+}
+
+// Each refusal is one line at /model/options/path naming what is wrong: the node, its op and the argument.
+TEST_F(ExportedModel, RefusesWhatItCannotRunNamingTheNodeOpAndArgument) {
+  struct Case {
+    std::string name;
+    std::function<void(json&)> plant;
+    std::string expected;
+  };
+  auto node = [](json& p, size_t i) -> json& { return p["graph_module"]["graph"]["nodes"][i]; };
+  const std::vector<Case> cases{
+      {"unknown op", [&](json& p) { node(p, 1)["target"] = "torch.ops.aten.no_such_op.default"; },
+       "node \"relu\" (aten.no_such_op.default): is not an op this LibTorch's dispatcher has"},
+      {"not an op", [&](json& p) { node(p, 1)["target"] = "builtins.print"; },
+       "node \"relu\" (builtins.print): is not an op of c10's dispatcher"},
+      {"higher-order op", [&](json& p) { node(p, 1)["target"] = "torch.ops.higher_order.cond"; },
+       "node \"relu\" (higher_order.cond): is a higher-order op ampbench does not run (it runs "
+       "wrap_with_set_grad_enabled and wrap_with_autocast)"},
+      {"argument kind",
+       [&](json& p) {
+         node(p, 1)["inputs"][0]["arg"] = {{"as_custom_obj", {{"name", "o"}, {"class_fqn", "c"}}}};
+       },
+       "node \"relu\" (aten.relu.default): argument \"self\" is a kind of argument (as_custom_obj) that "
+       "ampbench cannot pass"},
+      {"unknown argument",
+       [&](json& p) {
+         node(p, 1)["inputs"].push_back({{"name", "bogus"}, {"arg", {{"as_int", 1}}}});
+       },
+       "node \"relu\" (aten.relu.default): has an argument \"bogus\" its schema does not name"},
+      {"undefined value", [&](json& p) { node(p, 1)["inputs"][0]["arg"] = tensor_argument("ghost"); },
+       "node \"relu\" (aten.relu.default): argument \"self\" reads the value \"ghost\" before any node "
+       "defines it"},
+      {"malformed node", [&](json& p) { node(p, 1).erase("target"); },
+       "its program is not as torch.export writes it"},
+      {"schema version", [](json& p) { p["schema_version"]["major"] = 9; },
+       "its program's schema version is 9.20; ampbench reads version 8.x (torch 2.13 and 2.14)"},
+      {"second user input",
+       [](json& p) {
+         p["graph_module"]["graph"]["inputs"].push_back(tensor_argument("y"));
+         p["graph_module"]["signature"]["input_specs"].push_back(
+             {{"user_input", {{"arg", tensor_argument("y")}}}});
+       },
+       "the program takes two tensors; ampbench gives it one batch"},
+      {"user-input mutation",
+       [](json& p) {
+         p["graph_module"]["signature"]["output_specs"].push_back(
+             {{"user_input_mutation", {{"arg", {{"name", "relu"}}}, {"user_input_name", "x"}}}});
+       },
+       "the program returns a value of a kind (user_input_mutation) ampbench cannot take"},
+  };
+  const auto builder = mlp();
+  for (const auto& c : cases) {
+    auto program = builder.program();
+    c.plant(program);
+    const auto path = dir_ / (c.name + ".pt2");
+    builder.write(path, program);
+    try {
+      read(path);
+      ADD_FAILURE() << c.name << ": not refused";
+    } catch (const ampbench::util::InputError& e) {
+      EXPECT_EQ(e.where(), "/model/options/path") << c.name;
+      EXPECT_NE(std::string(e.what()).find(c.expected), std::string::npos) << c.name << ": " << e.what();
+    }
+  }
+}
+
+TEST_F(ExportedModel, RefusesFilesThatAreNoArchiveOrWhoseWeightsFallShort) {
+  const auto builder = mlp();
+  std::ofstream(dir_ / "text.pt2") << "not a zip";
+  std::filesystem::create_directories(dir_ / "folder.pt2");
+  builder.write(dir_ / "short.pt2", builder.program(), 4);
+  builder.write(dir_ / "pickled.pt2", builder.program(), 0,
+                [](json& c) { c["config"]["fc1.bias"]["use_pickle"] = true; });
+  builder.write(dir_ / "renamed.pt2", builder.program(), 0, [](json& c) {
+    c["config"]["fc9.bias"] = c["config"]["fc1.bias"];
+    c["config"].erase("fc1.bias");
+  });
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"text.pt2", "is not a torch.export archive"},
+      {"folder.pt2", "is not a regular file (expected a torch.export .pt2 archive)"},
+      {"missing.pt2", "is not a regular file"},
+      {"short.pt2",
+       "weight \"fc2.bias\": its record data/weights/weight_3 holds 8 bytes, its metadata needs 12"},
+      {"pickled.pt2", "weight \"fc1.bias\" is pickled"},
+      {"renamed.pt2", "the program reads \"fc1.bias\", which the archive's weights and constants lack"}};
+  for (const auto& [file, expected] : cases) {
+    try {
+      read(dir_ / file);
+      ADD_FAILURE() << file << ": not refused";
+    } catch (const ampbench::util::InputError& e) {
+      EXPECT_EQ(e.where(), "/model/options/path") << file;
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << file << ": " << e.what();
+    }
+  }
+}
+
+TEST_F(ExportedModel, RefusesDataItsProgramCannotTakeOrWhoseTaskItsLogitsDoNotFit) {
+  mlp().write(dir_ / "m.pt2");
+  const std::vector<std::pair<InputSpec, std::string>> cases{
+      {InputSpec{{5}, 3, false},
+       "the exported program takes inputs [N, 4], the data gives samples of [N, 5]"},
+      {InputSpec{{4}, 7, false},
+       "the exported program returns [N, 3], not logits of [N, 7] for the data's 7 classes"},
+      {InputSpec{{4}, 3, true}, "the exported program takes features: token data needs a language model"}};
+  for (const auto& [input, expected] : cases) {
+    try {
+      read(dir_ / "m.pt2", input);
+      ADD_FAILURE() << expected << ": not refused";
+    } catch (const ampbench::util::InputError& e) {
+      EXPECT_EQ(e.where(), "") << expected;  // the data's, which the config layer locates
+      EXPECT_EQ(e.problem(), expected);
+    }
+  }
+}
+
+}  // namespace
