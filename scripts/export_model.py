@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Exports a PyTorch model with torch.export and writes a ready ampbench config that trains it.
+
+Usage:
+  scripts/export_model.py MODEL [--out DIR] [--name NAME] [--shape C,H,W] [--classes K]
+                                [--context T] [--vocab V] [--batch B]
+
+MODEL is one of:
+  torchvision:NAME   a torchvision classifier (resnet18, resnet50, vit_b_16, convnext_tiny, efficientnet_b0,
+                     ...), freshly initialised with --classes outputs; images of --shape (default 3,224,224)
+  gpt2, llama        a transformers causal LM at a small size (2 layers, 128 wide) for --vocab tokens and a
+                     --context window, returning only its logits
+  FILE.py:FACTORY    your own module: FACTORY() in FILE.py returns an nn.Module that maps a batch of
+                     --shape features to [N, K] logits (--classes), or, with --context, int64 token ids
+                     [N, T] to next-token logits [N, T, V] (--vocab)
+
+It writes DIR/NAME.pt2 (the program and its weights: the run's one initial state) and DIR/NAME.json, a config
+with synthetic data of the model's input shape; edit its data, train and precision sections as for any
+config. The batch dimension is exported as dynamic, so any train.batch_size runs. The model is exported in
+train() mode: ampbench runs its batch norm and dropout as eager PyTorch does in train() and eval().
+"""
+import argparse
+import importlib.util
+import json
+import os
+import sys
+
+import torch
+
+
+class LogitsOnly(torch.nn.Module):
+    """A transformers LM's forward reduced to what ampbench takes: token ids in, logits out."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, ids):
+        return self.model(input_ids=ids, use_cache=False).logits
+
+
+def torchvision_model(name, classes):
+    import torchvision
+
+    return torchvision.models.get_model(name, weights=None, num_classes=classes)
+
+
+def transformers_model(name, vocab, context):
+    import transformers
+
+    small = dict(vocab_size=vocab)
+    if name == "gpt2":
+        config = transformers.GPT2Config(n_layer=2, n_head=4, n_embd=128, n_positions=context, **small)
+        return LogitsOnly(transformers.GPT2LMHeadModel(config))
+    config = transformers.LlamaConfig(num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                                      hidden_size=128, intermediate_size=256, max_position_embeddings=context,
+                                      **small)
+    return LogitsOnly(transformers.LlamaForCausalLM(config))
+
+
+def factory_model(spec):
+    path, _, factory = spec.rpartition(":")
+    module_spec = importlib.util.spec_from_file_location("user_model", path)
+    if module_spec is None or not os.path.isfile(path):
+        sys.exit(f"export_model.py: {path} is not a Python file")
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    if not hasattr(module, factory):
+        sys.exit(f"export_model.py: {path} has no {factory}")
+    return getattr(module, factory)()
+
+
+def is_language_model(args):
+    return args.model in ("gpt2", "llama") or args.context is not None
+
+
+def build(args):
+    if args.model.startswith("torchvision:"):
+        return torchvision_model(args.model.split(":", 1)[1], args.classes)
+    if args.model in ("gpt2", "llama"):
+        return transformers_model(args.model, args.vocab, args.context)
+    if ":" in args.model and args.model.rpartition(":")[0].endswith(".py"):
+        return factory_model(args.model)
+    sys.exit(f"export_model.py: unknown model {args.model!r} (torchvision:NAME, gpt2, llama or FILE.py:FACTORY)")
+
+
+def example_input(args):
+    if is_language_model(args):
+        return torch.randint(0, args.vocab, (args.batch, args.context))
+    return torch.randn(args.batch, *args.shape)
+
+
+def data_section(args):
+    if is_language_model(args):
+        return {"synthetic_tokens": {"train_samples": 512, "val_samples": 128, "context": args.context,
+                                     "vocab": args.vocab}}
+    return {"synthetic": {"train_samples": 512, "val_samples": 128, "shape": args.shape, "classes": args.classes}}
+
+
+def config_for(args, archive):
+    return {
+        "name": f"{args.name}-exported",
+        "seed": 0,
+        "model": {"type": "exported", "options": {"path": archive}},
+        "data": data_section(args),
+        "train": {"epochs": 2, "batch_size": 16, "optimizer": {"type": "adamw", "lr": 0.001, "weight_decay": 0.01},
+                  "clip_grad_norm": 1.0, "warmup_steps": 2},
+        "precision": {"modes": ["fp32", "tf32", "fp16", "bf16"]},
+        "device": "auto",
+        "output": {"dir": "results"},
+    }
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("model")
+    parser.add_argument("--out", default="models-exported")
+    parser.add_argument("--name")
+    parser.add_argument("--shape", default="3,224,224", type=lambda s: [int(v) for v in s.split(",")])
+    parser.add_argument("--classes", type=int, default=1000)
+    parser.add_argument("--context", type=int)
+    parser.add_argument("--vocab", type=int, default=1024)
+    parser.add_argument("--batch", type=int, default=4, help="the example batch the program is traced with")
+    args = parser.parse_args()
+    if args.model in ("gpt2", "llama") and args.context is None:
+        args.context = 64
+    args.name = args.name or args.model.rpartition(":")[2].replace("/", "_")
+    return args
+
+
+def main():
+    args = parse_arguments()
+    torch.manual_seed(0)
+    model = build(args).train()
+    batch = torch.export.Dim("batch", min=1, max=1 << 20)
+    program = torch.export.export(model, (example_input(args),), dynamic_shapes=({0: batch},))
+    os.makedirs(args.out, exist_ok=True)
+    archive = os.path.join(args.out, args.name + ".pt2")
+    torch.export.save(program, archive)
+    config = os.path.join(args.out, args.name + ".json")
+    with open(config, "w") as out:
+        json.dump(config_for(args, archive), out, indent=2)
+        out.write("\n")
+    print(f"wrote {archive} and {config}: build/ampbench --config {config}")
+
+
+if __name__ == "__main__":
+    main()
