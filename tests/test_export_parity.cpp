@@ -25,11 +25,13 @@ class ExportParity : public ampbench::testing::Cli {
     oracle_ = ampbench::testing::read_tensors(dir_ / "oracle.pt");
   }
 
-  std::shared_ptr<ampbench::models::Network> build() {
-    const json document{{"path", (dir_ / "model.pt2").string()}};  // the reader keeps a reference
+  std::shared_ptr<ampbench::models::Network> build(const std::filesystem::path& archive,
+                                                   const InputSpec& input = InputSpec{{3, 8, 8}, 10, false}) {
+    const json document{{"path", archive.string()}};  // the reader keeps a reference
     ampbench::util::ObjectReader options(document, "/model/options");
-    return ampbench::models::find_model("exported")->read(options, InputSpec{{3, 8, 8}, 10, false})->build();
+    return ampbench::models::find_model("exported")->read(options, input)->build();
   }
+  std::shared_ptr<ampbench::models::Network> build() { return build(dir_ / "model.pt2"); }
 
   torch::Tensor oracle(const std::string& key) { return oracle_.at(key).toTensor(); }
 
@@ -91,6 +93,47 @@ TEST_F(ExportParity, AnExportedMlpTrainsAsItsModuleDoesInPython) {
   if (IsSkipped()) return;
   expect_losses_match(train(*build(), false), oracle("losses"), 1e-5);
   expect_losses_match(train(*build(), true), oracle("losses_bf16"), 1e-3);
+}
+
+// torchvision's ResNet-18, exported by scripts/export_model.py, against ampbench's own resnet18 (built
+// parameter for parameter as torchvision's) with the archive's weights and buffers copied in by name.
+TEST_F(ExportParity, AnExportedTorchvisionResNet18EqualsAmpbenchsResnet18GivenTheSameWeights) {
+  const auto python = ampbench::testing::oracle_python();
+  if (std::system((python + " -c 'import torchvision' > /dev/null 2>&1").c_str()) != 0)
+    GTEST_SKIP() << python << " has no torchvision";
+  const std::string command =
+      python + " " + ampbench::testing::source_dir() +
+      "/scripts/export_model.py torchvision:resnet18 --shape 3,32,32 --classes 10 --out " + dir_.string() +
+      " > " + (dir_ / "export.log").string() + " 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << ampbench::testing::read_file(dir_ / "export.log");
+  auto exported = build(dir_ / "resnet18.pt2", InputSpec{{3, 32, 32}, 10, false});
+  const json stem{{"stem", "imagenet"}};
+  ampbench::util::ObjectReader options(stem, "/model/options");
+  auto native =
+      ampbench::models::find_model("resnet18")->read(options, InputSpec{{3, 32, 32}, 10, false})->build();
+  {
+    torch::NoGradGuard no_grad;
+    auto theirs = exported->named_parameters();
+    for (auto& item : native->named_parameters()) item.value().copy_(theirs[item.key()]);
+    auto buffers = exported->named_buffers();
+    for (auto& item : native->named_buffers()) item.value().copy_(buffers[item.key()]);
+  }
+  torch::manual_seed(3);
+  const auto x = torch::randn({4, 3, 32, 32});
+  const auto y = torch::randint(0, 10, {4});
+  auto ours = exported->forward(x), reference = native->forward(x);
+  EXPECT_TRUE(torch::allclose(ours, reference, 1e-5, 1e-5)) << (ours - reference).abs().max();
+  torch::cross_entropy_loss(ours, y).backward();
+  torch::cross_entropy_loss(reference, y).backward();
+  auto reference_parameters = native->named_parameters();
+  for (const auto& item : exported->named_parameters()) {
+    const auto& expected = reference_parameters[item.key()].grad();
+    EXPECT_GE(torch::cosine_similarity(item.value().grad().flatten(), expected.flatten(), 0).item<double>(),
+              0.999999)
+        << item.key();
+  }
+  EXPECT_TRUE(torch::allclose(exported->named_buffers()["bn1.running_mean"],
+                              native->named_buffers()["bn1.running_mean"]));
 }
 
 // The README's path: export your module with scripts/export_model.py, run the config it writes, profiled.
