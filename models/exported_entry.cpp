@@ -70,6 +70,9 @@ class ExportedSpec final : public ModelSpec {
     return size;
   }
   nlohmann::json options_json() const override { return {{"path", path_}}; }
+  std::optional<ArchiveIdentity> archive() const override {
+    return ArchiveIdentity{archive_->fingerprint, archive_->torch_version};
+  }
 
  private:
   std::string path_;

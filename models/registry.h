@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,12 @@ struct ModelSize {
   double buffers = 0;
 };
 
+// Where an exported model's program came from: what every report names it by.
+struct ArchiveIdentity {
+  std::string fingerprint;    // FNV-1a over the program and its weights, hex
+  std::string torch_version;  // that exported it
+};
+
 // A model with every option resolved: what a config's "model" names, typed. Built from it, its weights
 // are drawn from LibTorch's global RNG.
 class ModelSpec {
@@ -35,6 +42,8 @@ class ModelSpec {
   virtual ModelSize size() const = 0;
   // The options as a config writes them, every default filled in (the input's shape is the data's).
   virtual nlohmann::json options_json() const = 0;
+  // The archive an exported model was read from; nullopt for a reference model.
+  virtual std::optional<ArchiveIdentity> archive() const { return std::nullopt; }
 };
 
 // A model's options struct with what it was resolved for. Each model provides, for its Options type,

@@ -133,12 +133,12 @@ TEST_F(Cli, CompareRefusesDifferentExperimentsAndReadsOlderSchemas) {
   auto old_path = write_config(old_baseline, "old.json").string();
   EXPECT_EQ(run("compare " + old_path + " " + base).exit_code, 0);
   auto newer = old_baseline;
-  newer["schema_version"] = 11;
+  newer["schema_version"] = 12;
   auto too_new = run("compare " + base + " " + write_config(newer, "newer.json").string());
   EXPECT_EQ(too_new.exit_code, 2);
   EXPECT_EQ(too_new.err,
             "compare error: " + (dir_ / "newer.json").string() +
-                ": schema version 11 is newer than this ampbench reads (1 to 10): update ampbench to "
+                ": schema version 12 is newer than this ampbench reads (1 to 11): update ampbench to "
                 "compare it\n");
 }
 

@@ -158,6 +158,12 @@ TEST_F(ExportParity, AModuleWithDropoutAndBatchNormExportedByTheScriptTrainsInEv
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto report = json::parse(ampbench::testing::read_file(run_folders().front() / "report.json"));
   ASSERT_EQ(report.at("summary").size(), 4u);
+  // The report names the model by its archive: the torch that exported it and its fingerprint.
+  EXPECT_EQ(report.at("model").at("type"), "exported");
+  EXPECT_EQ(report.at("model").at("archive").at("fingerprint").get<std::string>().size(), 16u);
+  EXPECT_FALSE(report.at("model").at("archive").at("torch_version").get<std::string>().empty());
+  EXPECT_EQ(report.at("model").at("parameters").at("trainable"), 3 * 8 * 9 + 8 + 2 * 8 + 8 * 10 + 10);
+  EXPECT_EQ(report.at("model").at("buffers"), 2 * 8 + 1);  // batch norm's mean, variance and count
   for (const auto& mode : report.at("summary")) {
     EXPECT_TRUE(mode.at("val_loss").is_number()) << mode.dump();
     EXPECT_LT(mode.at("val_loss").get<double>(), 10) << mode.dump();

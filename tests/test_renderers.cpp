@@ -84,6 +84,27 @@ TEST(Renderers, ConsoleInColour) { expect_snapshot("console-colour.txt", to_cons
 TEST(Renderers, Markdown) { expect_snapshot("report.md", to_markdown(fixed_report())); }
 TEST(Renderers, Csv) { expect_snapshot("report.csv", to_csv(fixed_report())); }
 TEST(Renderers, Json) { expect_snapshot("report.json", to_json(fixed_report()).dump(2) + "\n"); }
+
+// An exported model is named by its archive in every format; a reference model has none.
+TEST(Renderers, AnExportedModelIsNamedByItsArchiveEverywhere) {
+  auto report = fixed_report();
+  report.measured.model_frozen_parameters = 1234;
+  report.measured.model_buffers = 9620;
+  report.context.archive = ampbench::models::ArchiveIdentity{"0123456789abcdef", "2.14.1+cu130"};
+  const std::string line =
+      "model: 65,536,000 trainable parameters, 1,234 frozen, 9,620 buffer elements; archive "
+      "0123456789abcdef, "
+      "exported by torch 2.14.1+cu130";
+  EXPECT_EQ(model_line(report), line);
+  EXPECT_NE(to_console(report).find(line + "\n"), std::string::npos);
+  EXPECT_NE(to_markdown(report).find(line + "\n"), std::string::npos);
+  const auto json = to_json(report);
+  EXPECT_EQ(json["model"]["archive"]["fingerprint"], "0123456789abcdef");
+  EXPECT_EQ(json["model"]["archive"]["torch_version"], "2.14.1+cu130");
+  EXPECT_EQ(json["model"]["parameters"]["frozen"], 1234);
+  EXPECT_EQ(json["model"]["buffers"], 9620);
+  EXPECT_TRUE(to_json(fixed_report())["model"]["archive"].is_null());
+}
 TEST(Renderers, SummaryCsv) { expect_snapshot("summary.csv", to_summary_csv(fixed_report())); }
 TEST(Renderers, FidelityOverSeedsInEveryFormat) {
   const auto r = fixed_report_with_fidelity_seeds();

@@ -32,6 +32,7 @@ std::string to_console(const RunReport& report, bool colour) {
   const auto& env = report.context.environment;
   out << report.context.name << ": " << report.context.model << " on " << env.device << " ("
       << env.device_name << "), LibTorch " << env.libtorch_version << ", " << env.build_type << " build\n";
+  out << model_line(report) << "\n";
 
   const auto table = summary_table(report);
   out << render_aligned(table, [&](size_t row, size_t column, const std::string& cell) {

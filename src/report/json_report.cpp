@@ -215,6 +215,19 @@ nlohmann::json warning_json(const Warning& w) {
           {"advice", w.advice}};
 }
 
+// What the model is: its type, state and, for an exported model, its archive.
+nlohmann::json model_json(const RunReport& report) {
+  const auto& archive = report.context.archive;
+  return {{"type", report.context.model},
+          {"parameters",
+           {{"trainable", report.measured.model_parameters},
+            {"frozen", report.measured.model_frozen_parameters}}},
+          {"buffers", report.measured.model_buffers},
+          {"archive", archive ? nlohmann::json{{"fingerprint", archive->fingerprint},
+                                               {"torch_version", archive->torch_version}}
+                              : nlohmann::json()}};
+}
+
 }  // namespace
 
 nlohmann::json to_json(const RunReport& report) {
@@ -237,6 +250,7 @@ nlohmann::json to_json(const RunReport& report) {
           {"environment", environment_json(report.context.environment)},
           {"train_flops_per_sample", optional_json(report.context.train_flops_per_sample)},
           {"model_parameters", measured.model_parameters},
+          {"model", model_json(report)},
           {"data_on_device", measured.data_on_device},
           {"trials", trials},
           {"fidelity_trials", fidelity_trials},

@@ -16,6 +16,7 @@ std::string to_markdown(const RunReport& report) {
   out << "`" << report.context.model << "` on " << env.device << " (" << env.device_name << "), LibTorch "
       << env.libtorch_version << ", " << env.build_type << " build, ampbench " << env.ampbench_version << " ("
       << env.git_commit << "), config " << env.config_hash << "\n\n";
+  out << model_line(report) << "\n\n";
   if (const auto& signal = report.measured.stopped_by) {
     out << "**Partial report: stopped by " << *signal << "; only finished epochs are shown.**\n\n";
   } else if (!report.measured.complete) {

@@ -39,6 +39,14 @@ constexpr util::EnumNames<FidelityVerdict, 3> kVerdictNames{{
     {FidelityVerdict::inconclusive, "inconclusive"},
 }};
 
+// 11181642 as "11,181,642": counts a reader compares by eye.
+std::string with_thousands(int64_t value) {
+  auto digits = std::to_string(value);
+  for (auto at = int64_t(digits.size()) - 3; at > (value < 0 ? 1 : 0); at -= 3)
+    digits.insert(size_t(at), ",");
+  return digits;
+}
+
 }  // namespace
 
 std::string_view to_string(WarningKind kind) { return util::name_of(kWarningNames, kind); }
@@ -54,6 +62,7 @@ RunContext make_run_context(const config::ExperimentConfig& config, measure::Env
                      std::move(environment),
                      {},
                      {}};
+  context.archive = config.model.spec->archive();
   // 2 FLOPs per multiply-add; training is forward + backward, about 3x the forward pass.
   context.train_flops_per_sample = 6.0 * config.model.spec->forward_macs();
   const bool on_gpu = context.environment.device.starts_with("cuda");
@@ -67,6 +76,18 @@ RunContext make_run_context(const config::ExperimentConfig& config, measure::Env
     if (peak) context.peak_tflops[mode] = *peak;
   }
   return context;
+}
+
+std::string model_line(const RunReport& report) {
+  const auto& measured = report.measured;
+  std::string line = "model: " + with_thousands(measured.model_parameters) + " trainable parameters, " +
+                     with_thousands(measured.model_frozen_parameters) + " frozen, " +
+                     with_thousands(measured.model_buffers) + " buffer elements";
+  if (const auto& archive = report.context.archive) {
+    line += "; archive " + archive->fingerprint + ", exported by torch " +
+            (archive->torch_version.empty() ? std::string("(unrecorded)") : archive->torch_version);
+  }
+  return line;
 }
 
 }  // namespace ampbench::report

@@ -13,6 +13,7 @@
 #include "config/experiment_config.h"
 #include "measure/environment.h"
 #include "measure/statistics.h"
+#include "models/registry.h"
 #include "train/experiment_result.h"
 
 namespace ampbench::report {
@@ -23,7 +24,7 @@ namespace ampbench::report {
 
 // report.json's shape. Any change to it (a field or an enum value added, removed, renamed or given another
 // meaning) raises the version, and docs/report.schema.json follows; docs/reports.md lists the versions.
-constexpr int kSchemaVersion = 10;
+constexpr int kSchemaVersion = 11;
 
 struct StepPercentiles {
   double p50 = 0, p90 = 0, p99 = 0;
@@ -157,6 +158,7 @@ struct RunContext {
   measure::Environment environment;
   std::optional<double> train_flops_per_sample;      // analytical: 3 x 2 x the forward pass's multiply-adds
   std::map<amp::PrecisionMode, double> peak_tflops;  // the device's dense peak per mode, where known
+  std::optional<models::ArchiveIdentity> archive;    // an exported model's
 };
 // The context of a run of `config` in `environment`, with the work's static facts: the FLOPs of a training
 // sample, and each mode's peak TFLOP/s (the config's, else the GPU's from amp/peak_flops.h).
@@ -169,5 +171,9 @@ struct RunReport {
   std::vector<Warning> warnings;
   std::vector<GateResult> gates;  // filled once every trial finished
 };
+
+// What the model is, in one line for the console and Markdown reports: its parameters (trainable and
+// frozen) and buffer elements, and an exported model's archive and the torch that exported it.
+std::string model_line(const RunReport& report);
 
 }  // namespace ampbench::report

@@ -275,6 +275,8 @@ bool Experiment::make_initial_state(ExperimentResult& result) {
   try {
     const auto model = seeded_model();
     result.model_parameters = trainable_elements(*model);
+    result.model_frozen_parameters = frozen_elements(*model);
+    result.model_buffers = buffer_elements(*model);
     initial_ = ModelState::capture(*model);
     initial_made_ = true;
     return true;

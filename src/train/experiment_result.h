@@ -31,8 +31,10 @@ struct ExperimentResult {
   std::map<amp::PrecisionMode, amp::ModeCaveat> mode_caveats;  // runs, but the reader should know (per mode)
   std::map<amp::PrecisionMode, double> grad_cosine_vs_fp32;    // modes whose first gradient was finite
   int64_t model_parameters = 0;  // elements of the trainable parameters: weights, gradients, optimizer state
-  bool data_on_device = true;    // false: too large for the device, batches copied from host memory
-  bool complete = false;         // false while trials are still running, or when the run stopped early
+  int64_t model_frozen_parameters = 0;  // elements of the parameters that are not trained
+  int64_t model_buffers = 0;            // elements of the buffers (batch norm's statistics, rotary tables)
+  bool data_on_device = true;           // false: too large for the device, batches copied from host memory
+  bool complete = false;                // false while trials are still running, or when the run stopped early
   std::optional<std::string> stopped_by;  // "SIGINT", "SIGTERM", "SIGHUP" or "SIGQUIT": the run stopped early
   // The error that ended the run before its first trial (the model or its initial state could not be
   // made, e.g. out of memory): nothing was trained.

@@ -41,6 +41,20 @@ int64_t trainable_elements(const torch::nn::Module& module) {
   return elements;
 }
 
+int64_t frozen_elements(const torch::nn::Module& module) {
+  int64_t elements = 0;
+  for (const auto& p : module.parameters()) {
+    if (!p.requires_grad()) elements += p.numel();
+  }
+  return elements;
+}
+
+int64_t buffer_elements(const torch::nn::Module& module) {
+  int64_t elements = 0;
+  for (const auto& b : module.buffers()) elements += b.numel();
+  return elements;
+}
+
 bool parameters_are_fp32(const torch::nn::Module& module) {
   for (const auto& p : module.parameters()) {
     if (p.is_floating_point() && p.scalar_type() != torch::kFloat32) return false;

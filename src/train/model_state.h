@@ -28,6 +28,10 @@ std::string checksum(const std::vector<torch::Tensor>& tensors);
 // The elements of its trainable parameters (what its gradients and optimizer state are sized by).
 int64_t trainable_elements(const torch::nn::Module& module);
 
+// The elements of its frozen parameters (requires_grad off: never trained) and of its buffers.
+int64_t frozen_elements(const torch::nn::Module& module);
+int64_t buffer_elements(const torch::nn::Module& module);
+
 // True when every floating-point parameter is fp32 (the master weights were never cast down).
 bool parameters_are_fp32(const torch::nn::Module& module);
 
