@@ -30,33 +30,15 @@
 #include "train/trainer.h"
 #include "train/training_step.h"
 
+#include "bare_loop.h"
+
 using namespace ampbench;
+using benchmarks::bare_epoch;
+using benchmarks::print_environment;
 
 namespace {
 
 constexpr double kGoal = 0.01;  // the Trainer may cost at most 1 % over the bare loop
-
-// The training work of one epoch and nothing else: the Trainer's own TrainingStep, timed like the
-// Trainer (device synchronised at both ends, the warm-up steps outside), without its measuring.
-double bare_epoch(const train::TrainerOptions& options, const data::Dataset& dataset,
-                  const torch::Device& device, amp::PrecisionMode mode, models::Network& model) {
-  train::TrainingStep step(options, mode, model, dataset, device);
-  // Batches are cut where the data lives, as the Trainer cuts them.
-  auto order = data::epoch_order(options.seed, 1, dataset.train_size());
-  if (dataset.staged) order = order.to(device);
-  model.train();
-  step.zero_grad();
-  auto run = [&](int64_t i) {
-    if (step.backward_and_step(step.loss(order, i), i)) step.zero_grad();
-  };
-  const int64_t warmup = options.train.warmup_steps;
-  for (int64_t i = 0; i < warmup; ++i) run(i);
-  measure::synchronize(device);
-  const auto start = std::chrono::steady_clock::now();
-  for (int64_t i = warmup; i < step.steps_per_epoch(); ++i) run(i);
-  measure::synchronize(device);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 struct Arguments {
   std::string config_path;
@@ -90,17 +72,6 @@ config::ExperimentConfig read_config(const Arguments& args) {
   return config::parse_experiment_config(doc);
 }
 
-// Where the figures come from, as every ampbench report says it.
-void print_environment(const measure::Environment& env) {
-  std::printf("- ampbench %s (%s build, %s); LibTorch %s\n", env.git_commit.c_str(), env.build_type.c_str(),
-              env.compiler.c_str(), env.libtorch_version.c_str());
-  // On a GPU the host CPU still runs the loop around the kernels, so it is named as well.
-  const std::string host_cpu = env.device_name == env.cpu_model ? "" : ", host " + env.cpu_model;
-  std::printf("- Machine: %s (%s)%s, %d cores; torch threads: %d; host malloc: %s\n\n", env.device.c_str(),
-              env.device_name.c_str(), host_cpu.c_str(), env.cpu_cores, env.torch_threads,
-              env.host_malloc.c_str());
-}
-
 // The epoch times of `rounds` alternating pairs, bare loop and Trainer, from the same initial state.
 struct Rounds {
   std::vector<double> bare, instrumented, ratios, extra_per_step;
@@ -118,7 +89,9 @@ Rounds run_rounds(const config::ExperimentConfig& config, const data::Dataset& d
     model->to(device);
     return model;
   };
-  auto run_bare = [&] { out.bare.push_back(bare_epoch(trainer.options(), dataset, device, mode, *fresh())); };
+  auto run_bare = [&] {
+    out.bare.push_back(bare_epoch(trainer.options(), dataset, device, mode, *fresh()).seconds);
+  };
   auto run_trainer = [&] {
     train::TrialRecord record;
     trainer.run(mode, *fresh(), record);
