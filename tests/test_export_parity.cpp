@@ -33,6 +33,12 @@ class ExportParity : public ampbench::testing::Cli {
   }
   std::shared_ptr<ampbench::models::Network> build() { return build(dir_ / "model.pt2"); }
 
+  // Whether the oracles' Python can import `module` (the tests that need it skip without).
+  static bool python_has(const std::string& module) {
+    return std::system((ampbench::testing::oracle_python() + " -c 'import " + module + "' > /dev/null 2>&1")
+                           .c_str()) == 0;
+  }
+
   torch::Tensor oracle(const std::string& key) { return oracle_.at(key).toTensor(); }
 
   // The oracle's SGD steps (lr 0.05), with forward and loss under bf16 autocast when `bf16`: each step's
@@ -99,8 +105,7 @@ TEST_F(ExportParity, AnExportedMlpTrainsAsItsModuleDoesInPython) {
 // parameter for parameter as torchvision's) with the archive's weights and buffers copied in by name.
 TEST_F(ExportParity, AnExportedTorchvisionResNet18EqualsAmpbenchsResnet18GivenTheSameWeights) {
   const auto python = ampbench::testing::oracle_python();
-  if (std::system((python + " -c 'import torchvision' > /dev/null 2>&1").c_str()) != 0)
-    GTEST_SKIP() << python << " has no torchvision";
+  if (!python_has("torchvision")) GTEST_SKIP() << python << " has no torchvision";
   const std::string command =
       python + " " + ampbench::testing::source_dir() +
       "/scripts/export_model.py torchvision:resnet18 --shape 3,32,32 --classes 10 --out " + dir_.string() +
@@ -138,6 +143,8 @@ TEST_F(ExportParity, AnExportedTorchvisionResNet18EqualsAmpbenchsResnet18GivenTh
 
 // The README's path: export your module with scripts/export_model.py, run the config it writes, profiled.
 TEST_F(ExportParity, AModuleWithDropoutAndBatchNormExportedByTheScriptTrainsInEveryModeUnderAutocast) {
+  if (!python_has("torch"))
+    GTEST_SKIP() << ampbench::testing::oracle_python() << " has no torch to export with";
   std::ofstream(dir_ / "mine.py")
       << "import torch.nn as nn\n"
          "def make():\n"
