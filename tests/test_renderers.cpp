@@ -105,6 +105,16 @@ TEST(Renderers, AnExportedModelIsNamedByItsArchiveEverywhere) {
   EXPECT_EQ(json["model"]["buffers"], 9620);
   EXPECT_TRUE(to_json(fixed_report())["model"]["archive"].is_null());
 }
+
+// Fidelity seeds cannot vary an exported model's initial weights, and its reports say so.
+TEST(Renderers, AnExportedModelsFidelitySeedsAreSaidToVaryOnlyDataAndDropout) {
+  const std::string said = "the exported model starts every seed from its archive's weights";
+  auto report = fixed_report_with_fidelity_seeds();
+  EXPECT_EQ(to_console(report).find(said), std::string::npos);
+  report.context.archive = ampbench::models::ArchiveIdentity{"0123456789abcdef", "2.14.1"};
+  EXPECT_NE(to_console(report).find(said), std::string::npos);
+  EXPECT_NE(to_markdown(report).find(said), std::string::npos);
+}
 TEST(Renderers, SummaryCsv) { expect_snapshot("summary.csv", to_summary_csv(fixed_report())); }
 TEST(Renderers, FidelityOverSeedsInEveryFormat) {
   const auto r = fixed_report_with_fidelity_seeds();

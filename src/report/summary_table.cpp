@@ -106,6 +106,11 @@ std::string fidelity_footnote(const RunReport& report) {
     text += format_number("; noise floor (fp32's seed-to-seed stddev) %.4f", *first.fidelity_noise_floor);
   else
     text += "; no noise floor (fewer than two fp32 seeds): one seed passes at |delta| <= " + tolerance;
+  // A reference model draws its initial weights from each seed; an archive holds one set.
+  if (report.context.archive && first.fidelity.seeds > 1)
+    text +=
+        "; the exported model starts every seed from its archive's weights: seeds vary the data order and "
+        "dropout only";
   return text;
 }
 
