@@ -27,16 +27,9 @@ ExportedNetwork::ExportedNetwork(std::shared_ptr<const ExportedProgram> program,
     for (const auto& input : *inputs)
       state_.emplace_back(input.slot, state_tensor(input.name, archive, false));
   }
-  for (const auto& mutation : program_->buffer_mutations) {
-    const auto& buffers = program_->buffers;
-    const auto buffer = std::find_if(buffers.begin(), buffers.end(),
-                                     [&](const StateInput& input) { return input.name == mutation.name; });
-    if (buffer == buffers.end())
-      throw InputError("the program updates \"" + mutation.name + "\", which is no buffer of it");
-    const auto held =
-        std::find_if(state_.begin(), state_.end(), [&](const auto& s) { return s.first == buffer->slot; });
-    buffer_updates_.emplace_back(mutation.slot, held->second);
-  }
+  const auto buffers = named_buffers();  // compile_program checked that each updated buffer is one
+  for (const auto& mutation : program_->buffer_mutations)
+    buffer_updates_.emplace_back(mutation.slot, buffers[mutation.name]);
 }
 
 // The module that holds `name`'s last part, made on the way ("layer1.0.conv1.weight": layer1 -> 0 -> conv1),

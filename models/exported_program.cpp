@@ -62,6 +62,10 @@ void read_output_specs(const json& specs, ExportedProgram& program) {
       program.logits_output =
           program.graph->slot_of(value.at("arg").at("as_tensor").at("name").get<std::string>());
     } else if (kind == "buffer_mutation") {
+      const auto name = value.at("buffer_name").get<std::string>();
+      const auto& buffers = program.buffers;
+      if (std::none_of(buffers.begin(), buffers.end(), [&](const StateInput& b) { return b.name == name; }))
+        throw InputError("the program updates \"" + name + "\", which is no buffer it reads");
       program.buffer_mutations.push_back(
           {value.at("buffer_name").get<std::string>(),
            program.graph->slot_of(value.at("arg").at("name").get<std::string>())});

@@ -288,6 +288,34 @@ TEST_F(ExportedModel, NestedGraphsRunUnderTheirGradModeAndAutocastAndDevicesAreT
   EXPECT_TRUE(torch::equal(network->named_parameters()["fc.weight"].grad(), w.grad()));
 }
 
+// A functional program returns a buffer's new value and its signature names the buffer: copied in after
+// each run, as the eager module's in-place update leaves it.
+TEST_F(ExportedModel, ABufferMutationInTheSignatureUpdatesTheBuffer) {
+  ProgramBuilder b;
+  b.state("stats.total", torch::zeros({4}), false);
+  b.user_input("x", {batch_size(2), static_size(4)});
+  b.node("torch.ops.aten.sum.dim_IntList", {{"self", tensor_argument("x")}, {"dim", {{"as_ints", {0}}}}}, "s",
+         {static_size(4)});
+  b.node("torch.ops.aten.add.Tensor",
+         {{"self", tensor_argument("b_stats_total")}, {"other", tensor_argument("s")}}, "new_total",
+         {static_size(4)});
+  b.node("torch.ops.aten.mul.Tensor", {{"self", tensor_argument("x")}, {"other", {{"as_float", 2.0}}}}, "out",
+         {batch_size(2), static_size(4)});
+  auto program = b.program();
+  auto& module = program["graph_module"];
+  module["graph"]["outputs"] = {tensor_argument("new_total"), tensor_argument("out")};
+  module["signature"]["output_specs"] = {
+      {{"buffer_mutation", {{"arg", {{"name", "new_total"}}}, {"buffer_name", "stats.total"}}}},
+      {{"user_output", {{"arg", tensor_argument("out")}}}}};
+  b.write(dir_ / "mutation.pt2", program);
+  auto network = read(dir_ / "mutation.pt2", InputSpec{{4}, 4, false})->build();
+  const auto x = torch::randn({3, 4});
+  EXPECT_TRUE(torch::equal(network->forward(x), x * 2));
+  EXPECT_TRUE(torch::allclose(network->named_buffers()["stats.total"], x.sum(0)));
+  network->forward(x);
+  EXPECT_TRUE(torch::allclose(network->named_buffers()["stats.total"], 2 * x.sum(0)));
+}
+
 // Each refusal is one line at /model/options/path naming what is wrong: the node, its op and the argument.
 TEST_F(ExportedModel, RefusesWhatItCannotRunNamingTheNodeOpAndArgument) {
   struct Case {
@@ -329,6 +357,12 @@ TEST_F(ExportedModel, RefusesWhatItCannotRunNamingTheNodeOpAndArgument) {
              {{"user_input", {{"arg", tensor_argument("y")}}}});
        },
        "the program takes two tensors; ampbench gives it one batch"},
+      {"update of no buffer",
+       [](json& p) {
+         p["graph_module"]["signature"]["output_specs"].push_back(
+             {{"buffer_mutation", {{"arg", {{"name", "relu"}}}, {"buffer_name", "fc1.weight"}}}});
+       },
+       "the program updates \"fc1.weight\", which is no buffer it reads"},
       {"user-input mutation",
        [](json& p) {
          p["graph_module"]["signature"]["output_specs"].push_back(
