@@ -16,6 +16,13 @@ using caffe2::serialize::PyTorchStreamReader;
 using nlohmann::json;
 using util::InputError;
 
+// LibTorch's reason, without the plea for a better message that some of its checks append.
+std::string reason_of(const c10::Error& error) {
+  std::string text = error.what_without_backtrace();
+  const auto plea = text.find("  (Could this error message be improved?");
+  return plea == std::string::npos ? text : text.substr(0, plea);
+}
+
 std::unique_ptr<PyTorchStreamReader> open_archive(const std::string& path) {
   std::error_code error;
   // A FIFO or device would block the zip reader, a directory cannot be one.
@@ -25,7 +32,7 @@ std::unique_ptr<PyTorchStreamReader> open_archive(const std::string& path) {
   try {
     return std::make_unique<PyTorchStreamReader>(path);
   } catch (const c10::Error& e) {
-    throw InputError("is not a torch.export archive: " + std::string(e.what_without_backtrace()));
+    throw InputError("is not a torch.export archive: " + reason_of(e));
   }
 }
 
@@ -162,7 +169,7 @@ ExportArchive read_export_archive(const std::string& path) {
     throw InputError("its program or weights' metadata is not as torch.export writes it: " +
                      std::string(e.what()));
   } catch (const c10::Error& e) {
-    throw InputError("cannot be read as a torch.export archive: " + std::string(e.what_without_backtrace()));
+    throw InputError("cannot be read as a torch.export archive: " + reason_of(e));
   }
 }
 

@@ -389,6 +389,10 @@ TEST_F(ExportedModel, RefusesWhatItCannotRunNamingTheNodeOpAndArgument) {
 TEST_F(ExportedModel, RefusesFilesThatAreNoArchiveOrWhoseWeightsFallShort) {
   const auto builder = mlp();
   std::ofstream(dir_ / "text.pt2") << "not a zip";
+  {
+    caffe2::serialize::PyTorchStreamWriter other((dir_ / "other.pt2").string());  // a zip of something else
+    other.writeRecord("hello.txt", "hi", 2);
+  }
   std::filesystem::create_directories(dir_ / "folder.pt2");
   builder.write(dir_ / "short.pt2", builder.program(), 4);
   builder.write(dir_ / "pickled.pt2", builder.program(), 0,
@@ -399,6 +403,7 @@ TEST_F(ExportedModel, RefusesFilesThatAreNoArchiveOrWhoseWeightsFallShort) {
   });
   const std::vector<std::pair<std::string, std::string>> cases{
       {"text.pt2", "is not a torch.export archive"},
+      {"other.pt2", "is not a torch.export archive of one program: it holds 0 models/*.json records"},
       {"folder.pt2", "is not a regular file (expected a torch.export .pt2 archive)"},
       {"missing.pt2", "is not a regular file"},
       {"short.pt2",
@@ -412,6 +417,7 @@ TEST_F(ExportedModel, RefusesFilesThatAreNoArchiveOrWhoseWeightsFallShort) {
     } catch (const ampbench::util::InputError& e) {
       EXPECT_EQ(e.where(), "/model/options/path") << file;
       EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << file << ": " << e.what();
+      EXPECT_EQ(std::string(e.what()).find("Could this error message"), std::string::npos) << e.what();
     }
   }
 }
