@@ -108,7 +108,10 @@ torch::Tensor tensor_from_record(PyTorchStreamReader& reader, const std::string&
                      " bytes, its metadata needs " + std::to_string(needed));
   }
   auto flat = torch::from_blob(data.get(), {int64_t(size) / element}, torch::TensorOptions().dtype(*dtype));
-  return flat.as_strided(sizes, strides, offset).clone(at::MemoryFormat::Contiguous);
+  auto tensor = flat.as_strided(sizes, strides, offset).clone(at::MemoryFormat::Contiguous);
+  // A parameter the exported module froze (requires_grad off) stays frozen.
+  if (tensor.is_floating_point()) tensor.set_requires_grad(meta.value("requires_grad", false));
+  return tensor;
 }
 
 // The tensors a data/<folder>/<program>_<folder>_config.json lists (weights or constants).

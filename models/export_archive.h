@@ -21,8 +21,9 @@ using NamedTensor = std::pair<std::string, torch::Tensor>;
 // program (models/model.json) and its parameters and buffers (data/weights), as fp32-or-other CPU tensors
 // of their own (not views of the file).
 struct ExportArchive {
-  nlohmann::json program;              // the ExportedProgram: graph_module, schema_version, torch_version
-  std::vector<NamedTensor> weights;    // parameters and buffers, in the order of the weights' config
+  nlohmann::json program;  // the ExportedProgram: graph_module, schema_version, torch_version
+  // Parameters and buffers, in the order of the weights' config; requires_grad as their metadata says.
+  std::vector<NamedTensor> weights;
   std::vector<NamedTensor> constants;  // lifted tensor constants
   std::string torch_version;           // that exported it
   std::string fingerprint;             // FNV-1a over the program and every weight's bytes, hex

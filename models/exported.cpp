@@ -50,11 +50,12 @@ torch::Tensor ExportedNetwork::state_tensor(const std::string& name, const Expor
                                             bool parameter) {
   auto& owner = owner_of(name);
   const auto leaf = name.substr(name.rfind('.') + 1);
-  auto tensor = tensor_named(archive, name).clone();
+  const auto& stored = tensor_named(archive, name);
+  auto tensor = stored.detach().clone();
   if (!parameter) return owner.register_buffer(leaf, tensor);
-  // Master weights: whatever the archive stored them in, they train in fp32.
+  // Master weights: whatever the archive stored them in, they train in fp32; a frozen one stays frozen.
   if (tensor.is_floating_point()) tensor = tensor.to(torch::kFloat32);
-  return owner.register_parameter(leaf, tensor);
+  return owner.register_parameter(leaf, tensor, stored.requires_grad());
 }
 
 torch::Tensor ExportedNetwork::forward(const torch::Tensor& inputs) {

@@ -25,7 +25,7 @@ inline json batch_size(int64_t hint) {
 }
 
 // torch.export's TensorMeta, contiguous, of dtype 7 (float) unless told.
-inline json tensor_meta(const std::vector<json>& sizes, int dtype = 7) {
+inline json tensor_meta(const std::vector<json>& sizes, int dtype = 7, bool requires_grad = false) {
   std::vector<json> strides(sizes.size(), static_size(1));
   int64_t stride = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
@@ -34,7 +34,7 @@ inline json tensor_meta(const std::vector<json>& sizes, int dtype = 7) {
   }
   return {{"dtype", dtype},
           {"sizes", sizes},
-          {"requires_grad", false},
+          {"requires_grad", requires_grad},
           {"device", {{"type", "cpu"}, {"index", nullptr}}},
           {"strides", strides},
           {"storage_offset", static_size(0)},
@@ -50,7 +50,9 @@ inline std::vector<json> sizes_of(const torch::Tensor& tensor) {
 class ProgramBuilder {
  public:
   // A parameter or buffer "fc.weight", read by the graph as p_fc_weight / b_fc_weight.
-  std::string state(const std::string& name, const torch::Tensor& value, bool parameter) {
+  // A frozen parameter's metadata says requires_grad false, as torch.export writes it.
+  std::string state(const std::string& name, const torch::Tensor& value, bool parameter,
+                    bool frozen = false) {
     auto input = std::string(parameter ? "p_" : "b_") + name;
     std::replace(input.begin(), input.end(), '.', '_');
     graph_["inputs"].push_back(tensor_argument(input));
@@ -59,7 +61,7 @@ class ProgramBuilder {
     json spec{{"arg", {{"name", input}}}, {std::string(kind) + "_name", name}};
     if (!parameter) spec["persistent"] = true;
     input_specs_.push_back({{kind, spec}});
-    weights_.emplace_back(name, value, parameter);
+    weights_.emplace_back(name, value, parameter, parameter && !frozen);
     return input;
   }
   void user_input(const std::string& name, const std::vector<json>& sizes, int dtype = 7) {
@@ -104,11 +106,11 @@ class ProgramBuilder {
     writer.writeRecord("models/model.json", text.data(), text.size());
     json config{{"config", json::object()}};
     for (size_t i = 0; i < weights_.size(); ++i) {
-      const auto& [name, value, parameter] = weights_[i];
+      const auto& [name, value, parameter, trainable] = weights_[i];
       config["config"][name] = {{"path_name", "weight_" + std::to_string(i)},
                                 {"is_param", parameter},
                                 {"use_pickle", false},
-                                {"tensor_meta", tensor_meta(sizes_of(value), dtype_of(value))}};
+                                {"tensor_meta", tensor_meta(sizes_of(value), dtype_of(value), trainable)}};
       const auto bytes = value.contiguous();
       const size_t size = bytes.nbytes() - (i + 1 == weights_.size() ? short_by : 0);
       writer.writeRecord("data/weights/weight_" + std::to_string(i), bytes.data_ptr(), size);
@@ -131,7 +133,8 @@ class ProgramBuilder {
               {"is_single_tensor_return", false}};
   json input_specs_ = json::array();
   json output_specs_ = json::array();
-  std::vector<std::tuple<std::string, torch::Tensor, bool>> weights_;
+  std::vector<std::tuple<std::string, torch::Tensor, bool, bool>>
+      weights_;  // name, value, parameter, trainable
 };
 
 }  // namespace ampbench::testing

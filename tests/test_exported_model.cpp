@@ -30,13 +30,14 @@ const InputSpec kFeatures{{4}, 3, false};
 class ExportedModel : public ampbench::testing::TempDirTest {
  protected:
   // x [N, 4] -> fc1 (4 -> 8) -> relu -> fc2 (8 -> 3), exported at a batch of 2.
-  ProgramBuilder mlp() {
+  ProgramBuilder mlp(bool freeze_fc1 = false) {
     torch::manual_seed(1);
     ProgramBuilder b;
     for (const auto& [name, in, out] : {std::tuple{"fc1", 4, 8}, std::tuple{"fc2", 8, 3}}) {
       weights_[std::string(name) + ".weight"] = torch::randn({out, in});
       weights_[std::string(name) + ".bias"] = torch::randn({out});
-      b.state(std::string(name) + ".weight", weights_[std::string(name) + ".weight"], true);
+      const bool frozen = freeze_fc1 && std::string(name) == "fc1";
+      b.state(std::string(name) + ".weight", weights_[std::string(name) + ".weight"], true, frozen);
       b.state(std::string(name) + ".bias", weights_[std::string(name) + ".bias"], true);
     }
     b.user_input("x", {batch_size(2), static_size(4)});
@@ -90,6 +91,18 @@ TEST_F(ExportedModel, RunsTheGraphAtAnyBatchWithTheArchivesWeightsAsTrainablePar
   torch::manual_seed(99);
   EXPECT_TRUE(
       torch::equal(read(dir_ / "m.pt2")->build()->named_parameters()["fc1.weight"], weights_["fc1.weight"]));
+}
+
+// A parameter the exported module froze (requires_grad off in the archive) is a parameter that never trains.
+TEST_F(ExportedModel, AFrozenParameterStaysFrozen) {
+  mlp(/*freeze_fc1=*/true).write(dir_ / "frozen.pt2");
+  auto network = read(dir_ / "frozen.pt2")->build();
+  auto parameters = network->named_parameters();
+  EXPECT_FALSE(parameters["fc1.weight"].requires_grad());
+  EXPECT_TRUE(parameters["fc1.bias"].requires_grad());
+  network->forward(torch::randn({3, 4})).sum().backward();
+  EXPECT_FALSE(parameters["fc1.weight"].grad().defined());
+  EXPECT_TRUE(parameters["fc2.weight"].grad().defined());
 }
 
 TEST_F(ExportedModel, AutocastReachesTheGraphsOps) {
