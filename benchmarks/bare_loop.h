@@ -3,11 +3,14 @@
 // What the benchmarks share: one epoch of the training work and nothing else, and the environment line
 // every record starts with.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "data/batch_order.h"
 #include "measure/device.h"
 #include "measure/environment.h"
+#include "measure/statistics.h"
 #include "train/trainer_options.h"
 #include "train/training_step.h"
 
@@ -50,6 +53,37 @@ inline void print_environment(const measure::Environment& env) {
   std::printf("- Machine: %s (%s)%s, %d cores; torch threads: %d; host malloc: %s\n\n", env.device.c_str(),
               env.device_name.c_str(), host_cpu.c_str(), env.cpu_cores, env.torch_threads,
               env.host_malloc.c_str());
+}
+
+// Epochs run in pairs side by side, a base and another: each pair's ratio cancels the drift both saw.
+struct PairedRounds {
+  std::vector<double> base, other, ratios, extra_per_step;
+  int64_t timed_steps = 0;
+  void add(double base_seconds, double other_seconds) {
+    base.push_back(base_seconds);
+    other.push_back(other_seconds);
+    ratios.push_back(other_seconds / base_seconds);
+    extra_per_step.push_back((other_seconds - base_seconds) / double(timed_steps));
+  }
+};
+
+// The table cells every paired benchmark ends a row with: the other's cost over the base as the median
+// paired ratio with its 95 % bootstrap interval, the ratios' range, the time added per step (in `unit`,
+// `per_second` of them to a second, `digits` decimals) with its interval, and the verdict against `goal`.
+inline std::string paired_cells(const PairedRounds& r, double goal, double per_second, const char* unit,
+                                int digits) {
+  const auto cost = *measure::bootstrap_median(r.ratios);
+  const auto per_step = *measure::bootstrap_median(r.extra_per_step);
+  const std::string spans = "undecided: the interval spans " + std::to_string(std::lround(100 * goal)) + "%";
+  const std::string verdict = cost.high - 1.0 <= goal ? "met" : cost.low - 1.0 > goal ? "not met" : spans;
+  char cells[512];
+  std::snprintf(
+      cells, sizeof cells, "%+.2f%% [%+.2f%%, %+.2f%%] | %+.2f%% to %+.2f%% | %+.*f %s [%+.*f, %+.*f] | %s",
+      100.0 * (*measure::median(r.ratios) - 1.0), 100.0 * (cost.low - 1.0), 100.0 * (cost.high - 1.0),
+      100.0 * (*measure::min_of(r.ratios) - 1.0), 100.0 * (*measure::max_of(r.ratios) - 1.0), digits,
+      per_second * *measure::median(r.extra_per_step), unit, digits, per_second * per_step.low, digits,
+      per_second * per_step.high, verdict.c_str());
+  return cells;
 }
 
 }  // namespace ampbench::benchmarks

@@ -96,20 +96,15 @@ train::ModelState native_state(const models::Network& exported, models::Network&
   return train::ModelState::capture(native);
 }
 
-struct Rounds {
-  std::vector<double> native, exported, ratios, extra_per_step;
-  int64_t timed_steps = 0;
-};
-
-Rounds run_rounds(const config::ExperimentConfig& native, const config::ExperimentConfig& exported,
-                  const data::Dataset& dataset, const torch::Device& device, amp::PrecisionMode mode,
-                  int rounds) {
+benchmarks::PairedRounds run_rounds(const config::ExperimentConfig& native,
+                                    const config::ExperimentConfig& exported, const data::Dataset& dataset,
+                                    const torch::Device& device, amp::PrecisionMode mode, int rounds) {
   torch::manual_seed(native.seed);
   auto exported_model = exported.model.spec->build();
   const auto exported_state = train::ModelState::capture(*exported_model);
   const auto initial = native_state(*exported_model, *native.model.spec->build());
   const auto options = train::TrainerOptions::from(native);
-  Rounds out;
+  benchmarks::PairedRounds out;  // native the base
   auto epoch = [&](const config::ExperimentConfig& config, const train::ModelState& state) {
     auto model = config.model.spec->build();
     state.restore_into(*model);
@@ -119,29 +114,19 @@ Rounds run_rounds(const config::ExperimentConfig& native, const config::Experime
     return timed.seconds;
   };
   for (int round = 0; round < rounds; ++round) {
-    if (round % 2 == 0) out.native.push_back(epoch(native, initial));
-    out.exported.push_back(epoch(exported, exported_state));
-    if (round % 2 == 1) out.native.push_back(epoch(native, initial));
-    out.ratios.push_back(out.exported.back() / out.native.back());
-    out.extra_per_step.push_back((out.exported.back() - out.native.back()) / double(out.timed_steps));
+    double base = 0, other = 0;
+    if (round % 2 == 0) base = epoch(native, initial);
+    other = epoch(exported, exported_state);
+    if (round % 2 == 1) base = epoch(native, initial);
+    out.add(base, other);
   }
   return out;
 }
 
-void print_row(amp::PrecisionMode mode, const Rounds& r) {
-  const auto cost = *measure::bootstrap_median(r.ratios);
-  const auto per_step = *measure::bootstrap_median(r.extra_per_step);
-  const char* verdict = cost.high - 1.0 <= kGoal ? "met"
-                        : cost.low - 1.0 > kGoal ? "not met"
-                                                 : "undecided: the interval spans 3%";
-  std::printf(
-      "| %s | %.2f | %.3f | %.3f | %+.2f%% [%+.2f%%, %+.2f%%] | %+.2f%% to %+.2f%% | %+.3f ms [%+.3f, %+.3f] "
-      "| %s |\n",
-      std::string(amp::to_string(mode)).c_str(), 1e3 * *measure::median(r.native) / double(r.timed_steps),
-      *measure::median(r.native), *measure::median(r.exported), 100.0 * (*measure::median(r.ratios) - 1.0),
-      100.0 * (cost.low - 1.0), 100.0 * (cost.high - 1.0), 100.0 * (*measure::min_of(r.ratios) - 1.0),
-      100.0 * (*measure::max_of(r.ratios) - 1.0), 1e3 * *measure::median(r.extra_per_step),
-      1e3 * per_step.low, 1e3 * per_step.high, verdict);
+void print_row(amp::PrecisionMode mode, const benchmarks::PairedRounds& r) {
+  std::printf("| %s | %.2f | %.3f | %.3f | %s |\n", std::string(amp::to_string(mode)).c_str(),
+              1e3 * *measure::median(r.base) / double(r.timed_steps), *measure::median(r.base),
+              *measure::median(r.other), benchmarks::paired_cells(r, kGoal, 1e3, "ms", 3).c_str());
 }
 
 }  // namespace

@@ -34,6 +34,7 @@
 
 using namespace ampbench;
 using benchmarks::bare_epoch;
+using benchmarks::PairedRounds;
 using benchmarks::print_environment;
 
 namespace {
@@ -72,64 +73,44 @@ config::ExperimentConfig read_config(const Arguments& args) {
   return config::parse_experiment_config(doc);
 }
 
-// The epoch times of `rounds` alternating pairs, bare loop and Trainer, from the same initial state.
-struct Rounds {
-  std::vector<double> bare, instrumented, ratios, extra_per_step;
-  int64_t timed_steps = 0;
-};
-
-Rounds run_rounds(const config::ExperimentConfig& config, const data::Dataset& dataset,
-                  const torch::Device& device, amp::PrecisionMode mode, int rounds,
-                  const train::ModelState& initial) {
+// The epoch times of `rounds` alternating pairs, bare loop (the base) and Trainer, from the same initial
+// state.
+PairedRounds run_rounds(const config::ExperimentConfig& config, const data::Dataset& dataset,
+                        const torch::Device& device, amp::PrecisionMode mode, int rounds,
+                        const train::ModelState& initial) {
   const train::Trainer trainer(train::TrainerOptions::from(config), dataset, device);
-  Rounds out;
+  PairedRounds out;
   auto fresh = [&] {
     auto model = config.model.spec->build();
     initial.restore_into(*model);
     model->to(device);
     return model;
   };
-  auto run_bare = [&] {
-    out.bare.push_back(bare_epoch(trainer.options(), dataset, device, mode, *fresh()).seconds);
-  };
+  auto run_bare = [&] { return bare_epoch(trainer.options(), dataset, device, mode, *fresh()).seconds; };
   auto run_trainer = [&] {
     train::TrialRecord record;
     trainer.run(mode, *fresh(), record);
-    out.instrumented.push_back(record.epochs.at(0).seconds);
     out.timed_steps = record.epochs.at(0).timed_steps;
+    return record.epochs.at(0).seconds;
   };
   for (int round = 0; round < rounds; ++round) {
+    double bare = 0, instrumented = 0;
     if (round % 2 == 0) {
-      run_bare();
-      run_trainer();
+      bare = run_bare();
+      instrumented = run_trainer();
     } else {
-      run_trainer();
-      run_bare();
+      instrumented = run_trainer();
+      bare = run_bare();
     }
-    // Each round is a pair run side by side: its ratio cancels the drift that both of them saw.
-    out.ratios.push_back(out.instrumented.back() / out.bare.back());
-    out.extra_per_step.push_back((out.instrumented.back() - out.bare.back()) /
-                                 static_cast<double>(out.timed_steps));
+    out.add(bare, instrumented);
   }
   return out;
 }
 
-void print_row(amp::PrecisionMode mode, const Rounds& r) {
-  const auto overhead = *measure::bootstrap_median(r.ratios);
-  const auto per_step = *measure::bootstrap_median(r.extra_per_step);
-  const char* verdict = overhead.high - 1.0 <= kGoal ? "met"
-                        : overhead.low - 1.0 > kGoal ? "not met"
-                                                     : "undecided: the interval spans 1%";
-  std::printf(
-      "| %s | %.3f | %.4f | %.4f | %+.2f%% [%+.2f%%, %+.2f%%] | %+.2f%% to %+.2f%% | %+.1f us [%+.1f, "
-      "%+.1f] | %s "
-      "|\n",
-      std::string(amp::to_string(mode)).c_str(),
-      1e3 * *measure::median(r.bare) / static_cast<double>(r.timed_steps), *measure::median(r.bare),
-      *measure::median(r.instrumented), 100.0 * (*measure::median(r.ratios) - 1.0),
-      100.0 * (overhead.low - 1.0), 100.0 * (overhead.high - 1.0), 100.0 * (*measure::min_of(r.ratios) - 1.0),
-      100.0 * (*measure::max_of(r.ratios) - 1.0), 1e6 * *measure::median(r.extra_per_step),
-      1e6 * per_step.low, 1e6 * per_step.high, verdict);
+void print_row(amp::PrecisionMode mode, const PairedRounds& r) {
+  std::printf("| %s | %.3f | %.4f | %.4f | %s |\n", std::string(amp::to_string(mode)).c_str(),
+              1e3 * *measure::median(r.base) / static_cast<double>(r.timed_steps), *measure::median(r.base),
+              *measure::median(r.other), benchmarks::paired_cells(r, kGoal, 1e6, "us", 1).c_str());
 }
 
 }  // namespace
