@@ -161,13 +161,9 @@ void ExportGraph::bind_subgraph(GraphNode& node, const json& inputs) {
     node.state.grad_enabled = constant(0).at("as_bool").get<bool>();
   } else {
     node.kind = GraphNode::Kind::autocast_subgraph;
-    node.state.autocast_device = c10::Device(constant(0).at("as_string").get<std::string>()).type();
-    const auto dtype = constant(1).contains("as_scalar_type")
-                           ? scalar_type_of(constant(1).at("as_scalar_type").get<int64_t>())
-                           : std::nullopt;
-    // torch.autocast's default: bf16 on the CPU, fp16 on a GPU.
-    const auto fallback = node.state.autocast_device == c10::DeviceType::CPU ? c10::kBFloat16 : c10::kHalf;
-    if (constant(2).at("as_bool").get<bool>()) node.state.autocast_dtype = dtype.value_or(fallback);
+    if (constant(1).contains("as_scalar_type"))
+      node.state.autocast_dtype = scalar_type_of(constant(1).at("as_scalar_type").get<int64_t>());
+    node.state.autocast_enabled = constant(2).at("as_bool").get<bool>();
   }
   node.subgraph = std::make_shared<const ExportGraph>(constant(graph_at).at("as_graph").at("graph"));
   bind_operands(node, inputs, graph_at + 1);
@@ -233,7 +229,12 @@ void run_node(const GraphNode& node, torch::jit::Stack& stack, const RunState& s
       return;
     }
     case GraphNode::Kind::autocast_subgraph: {
-      amp::AutocastScope autocast(node.state.autocast_device, node.state.autocast_dtype);
+      // torch.autocast's default dtype: bf16 on the CPU, fp16 on a GPU.
+      const auto fallback = state.device.is_cpu() ? c10::kBFloat16 : c10::kHalf;
+      const auto dtype = node.state.autocast_enabled
+                             ? std::optional<c10::ScalarType>(node.state.autocast_dtype.value_or(fallback))
+                             : std::nullopt;
+      amp::AutocastScope autocast(state.device.type(), dtype);
       stack = node.subgraph->call(std::move(stack), state);
       return;
     }

@@ -22,10 +22,12 @@ struct OutputSlots {
 class ExportGraph;
 
 // The state a higher-order node runs its nested graph under: grad mode (wrap_with_set_grad_enabled) or
-// autocast (wrap_with_autocast, nullopt dtype: autocast off).
+// autocast (wrap_with_autocast). An autocast region is on the run's device, whatever device the program was
+// exported on, as every device the program names is; its dtype, when the program gives none, is that
+// device's default.
 struct SubgraphState {
   bool grad_enabled = true;
-  c10::DeviceType autocast_device = c10::DeviceType::CPU;
+  bool autocast_enabled = false;
   std::optional<c10::ScalarType> autocast_dtype;
 };
 

@@ -235,7 +235,9 @@ json nested_graph(const std::vector<std::string>& inputs, const json& nodes, con
 }
 
 // out = linear(x, w) under bf16 autocast, as float, + mean(w * 2) computed without grad, + ones(4) made on
-// the device the program was exported on (a GPU's): as eager code with the same scopes computes it.
+// the device the program was exported on (a GPU's), + linear(x, w) in a region that the program, exported
+// on a GPU, keeps out of autocast: run under the mode's CPU autocast, as eager code with the same scopes
+// computes it.
 TEST_F(ExportedModel, NestedGraphsRunUnderTheirGradModeAndAutocastAndDevicesAreTheRuns) {
   ProgramBuilder b;
   torch::manual_seed(2);
@@ -266,6 +268,15 @@ TEST_F(ExportedModel, NestedGraphsRunUnderTheirGradModeAndAutocastAndDevicesAreT
                  {"", tensor_argument("x")},
                  {"", tensor_argument("p_fc_weight")}},
                 {"lowp"}),
+      node_json("torch.ops.higher_order.wrap_with_autocast",
+                {{"", {{"as_string", "cuda"}}},
+                 {"", {{"as_none", true}}},
+                 {"", {{"as_bool", false}}},
+                 {"", {{"as_bool", false}}},
+                 {"", nested_graph({"a", "v"}, autocast_body, "lin")},
+                 {"", tensor_argument("x")},
+                 {"", tensor_argument("p_fc_weight")}},
+                {"full"}),
       node_json("torch.ops.aten.to.dtype",
                 {{"self", tensor_argument("lowp")}, {"dtype", {{"as_scalar_type", 7}}}}, {"wide"}),
       node_json("torch.ops.aten.ones.default",
@@ -274,7 +285,9 @@ TEST_F(ExportedModel, NestedGraphsRunUnderTheirGradModeAndAutocastAndDevicesAreT
       node_json("torch.ops.aten.add.Tensor",
                 {{"self", tensor_argument("wide")}, {"other", tensor_argument("frozen")}}, {"sum"}),
       node_json("torch.ops.aten.add.Tensor",
-                {{"self", tensor_argument("sum")}, {"other", tensor_argument("ones")}}, {"out"})};
+                {{"self", tensor_argument("sum")}, {"other", tensor_argument("ones")}}, {"sum2"}),
+      node_json("torch.ops.aten.add.Tensor",
+                {{"self", tensor_argument("sum2")}, {"other", tensor_argument("full")}}, {"out"})};
   graph["tensor_values"]["out"] = ampbench::testing::tensor_meta({batch_size(2), static_size(4)});
   graph["outputs"].push_back(tensor_argument("out"));
   program["graph_module"]["signature"]["output_specs"].push_back(
@@ -282,20 +295,29 @@ TEST_F(ExportedModel, NestedGraphsRunUnderTheirGradModeAndAutocastAndDevicesAreT
   b.write(dir_ / "nested.pt2", program);
   auto network = read(dir_ / "nested.pt2", InputSpec{{4}, 4, false})->build();
   const auto x = torch::randn({3, 4});
-  auto ours = network->forward(x);
+  torch::Tensor ours;
+  {
+    ampbench::amp::AutocastScope mode(c10::DeviceType::CPU, torch::kBFloat16);
+    ours = network->forward(x);
+  }
   ours.sum().backward();
 
   auto w = weight.clone().requires_grad_(true);
-  torch::Tensor frozen, lowp;
+  torch::Tensor theirs;
   {
-    torch::NoGradGuard no_grad;
-    frozen = (w * 2).mean(0);
-  }
-  {
-    ampbench::amp::AutocastScope autocast(c10::DeviceType::CPU, torch::kBFloat16);
+    ampbench::amp::AutocastScope mode(c10::DeviceType::CPU, torch::kBFloat16);
+    torch::Tensor frozen, lowp, full;
+    {
+      torch::NoGradGuard no_grad;
+      frozen = (w * 2).mean(0);
+    }
     lowp = torch::linear(x, w);
+    {
+      ampbench::amp::AutocastScope off(c10::DeviceType::CPU, std::nullopt);
+      full = torch::linear(x, w);
+    }
+    theirs = lowp.to(torch::kFloat) + frozen + torch::ones({4}) + full;
   }
-  auto theirs = lowp.to(torch::kFloat) + frozen + torch::ones({4});
   theirs.sum().backward();
   EXPECT_TRUE(torch::equal(ours, theirs));
   EXPECT_TRUE(torch::equal(network->named_parameters()["fc.weight"].grad(), w.grad()));
