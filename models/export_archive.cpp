@@ -1,6 +1,8 @@
 #include "models/export_archive.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include <caffe2/serialize/inline_container.h>
@@ -114,12 +116,15 @@ torch::Tensor tensor_from_record(PyTorchStreamReader& reader, const std::string&
   return tensor;
 }
 
-// The tensors a data/<folder>/<program>_<folder>_config.json lists (weights or constants).
+// The tensors a data/<folder>/<program>_<folder>_config.json lists (weights or constants). Names that share
+// a record with the same metadata are one tensor of the module (tied weights: GPT-2's embedding and LM head)
+// and stay one tensor here; different views of one record are refused rather than untied.
 std::vector<NamedTensor> read_tensors(PyTorchStreamReader& reader, const std::string& folder,
                                       const std::string& config_name) {
   const std::string config_record = "data/" + folder + "/" + config_name;
   if (!reader.hasRecord(config_record)) return {};
   std::vector<NamedTensor> out;
+  std::map<std::string, std::pair<std::string, json>> first_reader;  // record -> its first name and metadata
   const auto config = parse_record(reader, config_record);
   for (const auto& [name, entry] : config.at("config").items()) {
     const std::string what =
@@ -127,7 +132,19 @@ std::vector<NamedTensor> read_tensors(PyTorchStreamReader& reader, const std::st
     if (entry.value("use_pickle", false))
       throw InputError(what + " is pickled (a tensor subclass), which ampbench cannot read");
     const auto record = "data/" + folder + "/" + entry.at("path_name").get<std::string>();
-    out.emplace_back(name, tensor_from_record(reader, record, entry.at("tensor_meta"), what));
+    const auto& meta = entry.at("tensor_meta");
+    const auto [first, fresh] = first_reader.try_emplace(record, name, meta);
+    if (fresh) {
+      out.emplace_back(name, tensor_from_record(reader, record, meta, what));
+      continue;
+    }
+    if (first->second.second != meta)
+      throw InputError(what + " is another view of \"" + first->second.first +
+                       "\"'s storage, which ampbench cannot keep tied");
+    const auto& tied = std::find_if(out.begin(), out.end(), [&](const NamedTensor& t) {
+                         return t.first == first->second.first;
+                       })->second;
+    out.emplace_back(name, tied);
   }
   return out;
 }

@@ -23,6 +23,7 @@ using NamedTensor = std::pair<std::string, torch::Tensor>;
 struct ExportArchive {
   nlohmann::json program;  // the ExportedProgram: graph_module, schema_version, torch_version
   // Parameters and buffers, in the order of the weights' config; requires_grad as their metadata says.
+  // Tied names (one record, the same metadata) hold the same tensor.
   std::vector<NamedTensor> weights;
   std::vector<NamedTensor> constants;  // lifted tensor constants
   std::string torch_version;           // that exported it

@@ -1,6 +1,6 @@
 #include "models/exported.h"
 
-#include <algorithm>
+#include <unordered_map>
 
 #include "util/input_error.h"
 
@@ -21,11 +21,18 @@ const torch::Tensor& tensor_named(const ExportArchive& archive, const std::strin
 
 ExportedNetwork::ExportedNetwork(std::shared_ptr<const ExportedProgram> program, const ExportArchive& archive)
     : program_(std::move(program)) {
-  for (const auto& input : program_->parameters)
-    state_.emplace_back(input.slot, state_tensor(input.name, archive, true));
+  // Tied weights are one tensor of the archive: one parameter here, under its first name, as PyTorch's
+  // named_parameters() lists it, so the optimizer steps it once with both uses' gradients.
+  std::unordered_map<const c10::TensorImpl*, torch::Tensor> made;
+  auto add_state = [&](const StateInput& input, bool parameter) {
+    const auto& stored = tensor_named(archive, input.name);
+    auto [made_from, fresh] = made.try_emplace(stored.unsafeGetTensorImpl());
+    if (fresh) made_from->second = state_tensor(input.name, stored, parameter);
+    state_.emplace_back(input.slot, made_from->second);
+  };
+  for (const auto& input : program_->parameters) add_state(input, true);
   for (const auto* inputs : {&program_->buffers, &program_->constants}) {
-    for (const auto& input : *inputs)
-      state_.emplace_back(input.slot, state_tensor(input.name, archive, false));
+    for (const auto& input : *inputs) add_state(input, false);
   }
   const auto buffers = named_buffers();  // compile_program checked that each updated buffer is one
   for (const auto& mutation : program_->buffer_mutations)
@@ -46,11 +53,10 @@ torch::nn::Module& ExportedNetwork::owner_of(const std::string& name) {
   return *owner;
 }
 
-torch::Tensor ExportedNetwork::state_tensor(const std::string& name, const ExportArchive& archive,
+torch::Tensor ExportedNetwork::state_tensor(const std::string& name, const torch::Tensor& stored,
                                             bool parameter) {
   auto& owner = owner_of(name);
   const auto leaf = name.substr(name.rfind('.') + 1);
-  const auto& stored = tensor_named(archive, name);
   auto tensor = stored.detach().clone();
   if (!parameter) return owner.register_buffer(leaf, tensor);
   // Master weights: whatever the archive stored them in, they train in fp32; a frozen one stays frozen.

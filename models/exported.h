@@ -20,7 +20,7 @@ class ExportedNetwork : public Network {
   torch::Tensor forward(const torch::Tensor& inputs) override;
 
  private:
-  torch::Tensor state_tensor(const std::string& name, const ExportArchive& archive, bool parameter);
+  torch::Tensor state_tensor(const std::string& name, const torch::Tensor& stored, bool parameter);
   torch::nn::Module& owner_of(const std::string& name);
 
   std::shared_ptr<const ExportedProgram> program_;

@@ -1,6 +1,7 @@
 // The "exported" model type: a config's path to a torch.export archive, read and compiled once, checked
 // against what the data gives it.
 #include <algorithm>
+#include <unordered_set>
 
 #include "models/exported.h"
 #include "util/input_error.h"
@@ -61,7 +62,9 @@ class ExportedSpec final : public ModelSpec {
   double forward_macs() const override { return program_->forward_macs; }
   ModelSize size() const override {
     ModelSize size;
+    std::unordered_set<const c10::TensorImpl*> counted;  // tied weights count once
     for (const auto& [name, tensor] : archive_->weights) {
+      if (!counted.insert(tensor.unsafeGetTensorImpl()).second) continue;
       const bool parameter = std::any_of(program_->parameters.begin(), program_->parameters.end(),
                                          [&](const StateInput& input) { return input.name == name; });
       (parameter ? size.parameters : size.buffers) += double(tensor.numel());

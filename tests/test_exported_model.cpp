@@ -105,6 +105,35 @@ TEST_F(ExportedModel, AFrozenParameterStaysFrozen) {
   EXPECT_TRUE(parameters["fc2.weight"].grad().defined());
 }
 
+// Tied weights (GPT-2's embedding and LM head): two names of one record in the archive, one parameter here,
+// named as the program first reads it, whose gradient sums both uses, counted once.
+TEST_F(ExportedModel, TiedWeightsStayOneParameter) {
+  ProgramBuilder b;
+  const auto weight = torch::randn({4, 4});
+  b.state("embed.weight", weight, true);
+  b.state("head.weight", weight, true);
+  b.user_input("x", {batch_size(2), static_size(4)});
+  b.node(kLinear, {{"input", tensor_argument("x")}, {"weight", tensor_argument("p_embed_weight")}}, "hidden",
+         {batch_size(2), static_size(4)});
+  b.node(kLinear, {{"input", tensor_argument("hidden")}, {"weight", tensor_argument("p_head_weight")}}, "out",
+         {batch_size(2), static_size(4)});
+  b.output("out");
+  b.write(dir_ / "tied.pt2", b.program(), 0, [](json& c) {
+    c["config"]["head.weight"]["path_name"] = c["config"]["embed.weight"]["path_name"];
+  });
+  const auto spec = read(dir_ / "tied.pt2", InputSpec{{4}, 4, false});
+  EXPECT_EQ(spec->size().parameters, 16);
+  auto network = spec->build();
+  const auto parameters = network->named_parameters();
+  ASSERT_EQ(parameters.size(), 1u);
+  ASSERT_NE(parameters.find("embed.weight"), nullptr);
+  const auto x = torch::randn({3, 4});
+  network->forward(x).sum().backward();
+  auto w = weight.clone().requires_grad_(true);
+  torch::linear(torch::linear(x, w), w).sum().backward();
+  EXPECT_TRUE(torch::allclose(parameters["embed.weight"].grad(), w.grad(), 1e-6, 1e-5));
+}
+
 TEST_F(ExportedModel, AutocastReachesTheGraphsOps) {
   mlp().write(dir_ / "m.pt2");
   auto network = read(dir_ / "m.pt2")->build();
@@ -436,6 +465,8 @@ TEST_F(ExportedModel, RefusesFilesThatAreNoArchiveOrWhoseWeightsFallShort) {
     c["config"]["fc9.bias"] = c["config"]["fc1.bias"];
     c["config"].erase("fc1.bias");
   });
+  builder.write(dir_ / "untied.pt2", builder.program(), 0,
+                [](json& c) { c["config"]["fc2.bias"]["path_name"] = c["config"]["fc1.bias"]["path_name"]; });
   const std::vector<std::pair<std::string, std::string>> cases{
       {"text.pt2", "is not a torch.export archive"},
       {"other.pt2", "is not a torch.export archive of one program: it holds 0 models/*.json records"},
@@ -444,6 +475,7 @@ TEST_F(ExportedModel, RefusesFilesThatAreNoArchiveOrWhoseWeightsFallShort) {
       {"short.pt2",
        "weight \"fc2.bias\": its record data/weights/weight_3 holds 8 bytes, its metadata needs 12"},
       {"pickled.pt2", "weight \"fc1.bias\" is pickled"},
+      {"untied.pt2", "weight \"fc2.bias\" is another view of \"fc1.bias\"'s storage"},
       {"renamed.pt2", "the program reads \"fc1.bias\", which the archive's weights and constants lack"}};
   for (const auto& [file, expected] : cases) {
     try {
