@@ -20,6 +20,7 @@ config. The batch dimension is exported as dynamic, so any train.batch_size runs
 train() mode: ampbench runs its batch norm and dropout as eager PyTorch does in train() and eval().
 """
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -45,17 +46,58 @@ def torchvision_model(name, classes):
     return torchvision.models.get_model(name, weights=None, num_classes=classes)
 
 
-def transformers_model(name, vocab, context):
+def transformers_model(name, vocab, context, dropout=None):
+    """A small GPT-2 or LLaMA; `dropout` replaces the config's dropout probabilities when given."""
     import transformers
 
     small = dict(vocab_size=vocab)
     if name == "gpt2":
-        config = transformers.GPT2Config(n_layer=2, n_head=4, n_embd=128, n_positions=context, **small)
+        config = transformers.GPT2Config(n_layer=2, n_head=4, n_embd=128, n_positions=context,
+                                         bos_token_id=vocab - 1, eos_token_id=vocab - 1, **small)
+        if dropout is not None:
+            config.resid_pdrop = config.embd_pdrop = config.attn_pdrop = dropout
         return LogitsOnly(transformers.GPT2LMHeadModel(config))
     config = transformers.LlamaConfig(num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                                       hidden_size=128, intermediate_size=256, max_position_embeddings=context,
                                       **small)
+    if dropout is not None:
+        config.attention_dropout = dropout
     return LogitsOnly(transformers.LlamaForCausalLM(config))
+
+
+@contextlib.contextmanager
+def autocast_regions_kept():
+    """transformers enters its fp32 regions (LLaMA's rotary angles) through maybe_autocast, which skips the
+    autocast context when autocast is off, as it is while torch.export traces: the program would then run
+    those ops in the mode's 16-bit type. Entering the context always records it as wrap_with_autocast."""
+    patched = []
+    try:
+        from transformers.utils import generic
+    except ImportError:
+        generic = None
+    if generic is not None and hasattr(generic, "maybe_autocast"):
+        original = generic.maybe_autocast
+
+        def always(device_type, dtype=None, enabled=True, cache_enabled=None):
+            return torch.autocast(device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+        for module in list(sys.modules.values()):
+            if getattr(module, "maybe_autocast", None) is original:
+                module.maybe_autocast = always
+                patched.append(module)
+    try:
+        yield
+    finally:
+        for module in patched:
+            module.maybe_autocast = original
+
+
+def export(model, example, path):
+    """Exports `model` traced with `example` (its batch dimension dynamic) to the archive at `path`."""
+    batch = torch.export.Dim("batch", min=1, max=1 << 20)
+    with autocast_regions_kept():
+        program = torch.export.export(model, (example,), dynamic_shapes=({0: batch},))
+    torch.export.save(program, path)
 
 
 def factory_model(spec):
@@ -132,11 +174,9 @@ def main():
     args = parse_arguments()
     torch.manual_seed(0)
     model = build(args).train()
-    batch = torch.export.Dim("batch", min=1, max=1 << 20)
-    program = torch.export.export(model, (example_input(args),), dynamic_shapes=({0: batch},))
     os.makedirs(args.out, exist_ok=True)
     archive = os.path.join(args.out, args.name + ".pt2")
-    torch.export.save(program, archive)
+    export(model, example_input(args), archive)
     config = os.path.join(args.out, args.name + ".json")
     with open(config, "w") as out:
         json.dump(config_for(args, archive), out, indent=2)
