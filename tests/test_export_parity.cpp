@@ -6,7 +6,9 @@
 #include <torch/torch.h>
 
 #include "amp/autocast_scope.h"
+#include "data/dataset.h"
 #include "models/registry.h"
+#include "train/training_step.h"
 
 #include "cli_fixture.h"
 #include "python_oracle.h"
@@ -26,12 +28,14 @@ class ExportParity : public ampbench::testing::Cli {
   }
 
   std::shared_ptr<ampbench::models::Network> build(const std::filesystem::path& archive,
-                                                   const InputSpec& input = InputSpec{{3, 8, 8}, 10, false}) {
+                                                   const InputSpec& input) {
     const json document{{"path", archive.string()}};  // the reader keeps a reference
     ampbench::util::ObjectReader options(document, "/model/options");
     return ampbench::models::find_model("exported")->read(options, input)->build();
   }
-  std::shared_ptr<ampbench::models::Network> build() { return build(dir_ / "model.pt2"); }
+  std::shared_ptr<ampbench::models::Network> build(const InputSpec& input) {
+    return build(dir_ / "model.pt2", input);
+  }
 
   // Whether the oracles' Python can import `module` (the tests that need it skip without).
   static bool python_has(const std::string& module) {
@@ -41,64 +45,111 @@ class ExportParity : public ampbench::testing::Cli {
 
   torch::Tensor oracle(const std::string& key) { return oracle_.at(key).toTensor(); }
 
-  // The oracle's SGD steps (lr 0.05), with forward and loss under bf16 autocast when `bf16`: each step's
-  // loss.
-  std::vector<double> train(ampbench::models::Network& network, bool bf16,
+  // The oracle's 20 SGD steps in `mode`, each through ampbench's own TrainingStep (the Trainer's step:
+  // autocast over forward and loss, fp16's GradScaler): each step's loss, and the first step's gradients
+  // when asked.
+  std::vector<double> train(ampbench::models::Network& network, ampbench::amp::PrecisionMode mode,
                             std::map<std::string, torch::Tensor>* first_gradients = nullptr) {
+    const auto x = oracle("x"), y = oracle("y"), hyper = oracle("hyper");
+    ampbench::data::Dataset data;
+    data.train_inputs = data.val_inputs = x.flatten(0, 1);
+    data.train_labels = data.val_labels = y.flatten(0, 1);
+    ampbench::train::TrainerOptions options;
+    options.train.batch_size = x.size(1);
+    options.train.optimizer = ampbench::optim::SgdOptions()
+                                  .lr(hyper[0].item<double>())
+                                  .momentum(hyper[1].item<double>())
+                                  .weight_decay(hyper[2].item<double>());
+    ampbench::train::TrainingStep step(options, mode, network, data, torch::kCPU);
+    const auto order = torch::arange(data.train_size());
     network.train();
-    torch::optim::SGD optimizer(network.parameters(), torch::optim::SGDOptions(0.05));
     std::vector<double> losses;
-    const auto x = oracle("x"), y = oracle("y");
-    for (int64_t step = 0; step < x.size(0); ++step) {
-      torch::Tensor loss;
-      {
-        std::optional<ampbench::amp::AutocastScope> autocast;
-        if (bf16) autocast.emplace(c10::DeviceType::CPU, torch::kBFloat16);
-        loss = torch::cross_entropy_loss(network.forward(x[step]), y[step]);
-      }
-      optimizer.zero_grad();
-      loss.backward();
-      if (first_gradients && step == 0) {
+    for (int64_t i = 0; i < step.steps_per_epoch(); ++i) {
+      const auto loss = step.loss(order, i);
+      losses.push_back(loss.item<double>());
+      step.backward(loss);
+      if (first_gradients && i == 0) {
         for (const auto& item : network.named_parameters())
           (*first_gradients)[item.key()] = item.value().grad().clone();
       }
-      optimizer.step();
-      losses.push_back(loss.item<double>());
+      step.step_on_boundary(i);
+      step.zero_grad();
     }
     return losses;
   }
 
-  void expect_losses_match(const std::vector<double>& ours, const torch::Tensor& theirs, double relative) {
+  void expect_losses_match(const std::vector<double>& ours, const torch::Tensor& theirs, double relative,
+                           const std::string& mode) {
     ASSERT_EQ(int64_t(ours.size()), theirs.size(0));
     for (size_t i = 0; i < ours.size(); ++i) {
       const double expected = theirs[int64_t(i)].item<double>();
-      EXPECT_NEAR(ours[i], expected, relative * std::abs(expected)) << "step " << i;
+      EXPECT_NEAR(ours[i], expected, relative * std::abs(expected)) << mode << " step " << i;
     }
+  }
+
+  // The bar for an exported model against its module in PyTorch: fp32 losses to 1e-5 relative at
+  // every step and the first step's gradients to cosine 0.999999, for every parameter by its name; bf16's
+  // and fp16's (with GradScaler) losses to 1e-3 of torch.amp's.
+  void expect_parity(const std::string& model, const InputSpec& input) {
+    ASSERT_NO_FATAL_FAILURE(run_oracle(model));
+    if (IsSkipped()) return;
+    using ampbench::amp::PrecisionMode;
+    std::map<std::string, torch::Tensor> first;
+    expect_losses_match(train(*build(input), PrecisionMode::fp32, &first), oracle("losses/fp32"), 1e-5,
+                        "fp32");
+    size_t expected_gradients = 0;
+    for (const auto& entry : oracle_)
+      expected_gradients += entry.key().toStringRef().rfind("grad/", 0) == 0 ? 1 : 0;
+    EXPECT_EQ(first.size(), expected_gradients);
+    for (const auto& [name, gradient] : first) {
+      const auto theirs = oracle("grad/" + name);
+      const double cosine = torch::cosine_similarity(gradient.flatten(), theirs.flatten(), 0).item<double>();
+      EXPECT_GE(cosine, 0.999999) << name;
+    }
+    for (const auto mode : {PrecisionMode::bf16, PrecisionMode::fp16}) {
+      const std::string name(ampbench::amp::to_string(mode));
+      expect_losses_match(train(*build(input), mode), oracle("losses/" + name), 1e-3, name);
+    }
+    // Before any step the two run the same ops in the same dtypes: autocast met each of the program's ops as
+    // it met the module's, and what the module keeps out of autocast stays out.
+    for (const auto mode : {PrecisionMode::fp32, PrecisionMode::bf16, PrecisionMode::fp16}) {
+      const std::string name(ampbench::amp::to_string(mode));
+      EXPECT_TRUE(torch::equal(first_logits(*build(input), mode), oracle("logits/" + name))) << name;
+    }
+  }
+
+  // The logits of the oracle's first batch in train(), under `mode`'s autocast, as fp32.
+  torch::Tensor first_logits(ampbench::models::Network& network, ampbench::amp::PrecisionMode mode) {
+    network.train();
+    torch::NoGradGuard no_grad;
+    ampbench::amp::AutocastScope autocast(c10::DeviceType::CPU, ampbench::amp::autocast_dtype(mode));
+    return network.forward(oracle("x")[0]).to(torch::kFloat);
   }
 
   c10::impl::GenericDict oracle_{c10::StringType::get(), c10::AnyType::get()};
 };
 
+const InputSpec kImages{{3, 8, 8}, 10, false};
+const InputSpec kTokens{{16}, 96, true};  // export_oracle.py's CONTEXT and VOCAB
+
 TEST_F(ExportParity, AnExportedConvBatchNormNetTrainsAsItsModuleDoesInPython) {
-  ASSERT_NO_FATAL_FAILURE(run_oracle("cnn"));
-  if (IsSkipped()) return;
-  auto network = build();
-  std::map<std::string, torch::Tensor> first;
-  expect_losses_match(train(*network, false, &first), oracle("losses"), 1e-5);
-  for (const auto& [name, gradient] : first) {
-    const auto theirs = oracle("grad/" + name);
-    const double cosine = torch::cosine_similarity(gradient.flatten(), theirs.flatten(), 0).item<double>();
-    EXPECT_GE(cosine, 0.999999) << name;
-  }
-  EXPECT_EQ(first.size(), 10u);  // every parameter, by its name in the module
-  expect_losses_match(train(*build(), true), oracle("losses_bf16"), 1e-3);
+  expect_parity("cnn", kImages);
 }
 
-TEST_F(ExportParity, AnExportedMlpTrainsAsItsModuleDoesInPython) {
-  ASSERT_NO_FATAL_FAILURE(run_oracle("mlp"));
-  if (IsSkipped()) return;
-  expect_losses_match(train(*build(), false), oracle("losses"), 1e-5);
-  expect_losses_match(train(*build(), true), oracle("losses_bf16"), 1e-3);
+TEST_F(ExportParity, AnExportedMlpTrainsAsItsModuleDoesInPython) { expect_parity("mlp", kImages); }
+
+TEST_F(ExportParity, AnExportedTorchvisionResNet18TrainsAsItsModuleDoesInPython) {
+  expect_parity("resnet18", InputSpec{{3, 32, 32}, 10, false});
+}
+
+TEST_F(ExportParity, AnExportedTransformersGpt2TrainsAsItsModuleDoesInPython) {
+  expect_parity("gpt2", kTokens);
+}
+
+// Its rotary angles in an fp32 region (wrap_with_autocast, off) inside a no-grad one, as eager AMP keeps
+// them.
+TEST_F(ExportParity, AnExportedTransformersLlamaTrainsAsItsModuleDoesInPython) {
+  expect_parity("llama", kTokens);
 }
 
 // torchvision's ResNet-18, exported by scripts/export_model.py, against ampbench's own resnet18 (built
