@@ -27,7 +27,7 @@ bool shape_matches(const std::vector<std::optional<int64_t>>& program, const std
 }
 
 // The program must take the data's samples and return logits of the task's shape.
-void check_fits(const ExportedProgram& program, const InputSpec& input) {
+void check_input_fits(const ExportedProgram& program, const InputSpec& input) {
   if (takes_tokens(program.input) != input.tokens) {
     throw InputError(
         takes_tokens(program.input)
@@ -55,7 +55,6 @@ class ExportedSpec final : public ModelSpec {
       : path_(std::move(path)),
         archive_(std::make_shared<const ExportArchive>(std::move(archive))),
         program_(std::make_shared<const ExportedProgram>(compile_program(*archive_))) {}
-  const ExportedProgram& program() const { return *program_; }
   std::shared_ptr<Network> build() const override {
     return std::make_shared<ExportedNetwork>(program_, *archive_);
   }
@@ -76,6 +75,12 @@ class ExportedSpec final : public ModelSpec {
   std::optional<ArchiveIdentity> archive() const override {
     return ArchiveIdentity{archive_->fingerprint, archive_->torch_version};
   }
+  std::optional<InputFit> input_fit() const override {
+    const auto& logits = program_->output.sample;
+    return InputFit{program_->input.sample, logits.empty() ? std::nullopt : logits.back(),
+                    takes_tokens(program_->input)};
+  }
+  void check_input(const InputSpec& input) const override { check_input_fits(*program_, input); }
 
  private:
   std::string path_;
@@ -83,7 +88,7 @@ class ExportedSpec final : public ModelSpec {
   std::shared_ptr<const ExportedProgram> program_;
 };
 
-std::shared_ptr<const ModelSpec> read_exported(util::ObjectReader& options, const InputSpec& input) {
+std::shared_ptr<const ModelSpec> open_exported(util::ObjectReader& options) {
   const auto path = options.required_string("path");
   options.finish();
   ExportArchive archive;
@@ -98,7 +103,6 @@ std::shared_ptr<const ModelSpec> read_exported(util::ObjectReader& options, cons
   } catch (const InputError& e) {
     throw InputError(options.path_of("path"), "\"" + path + "\": " + e.problem());
   }
-  check_fits(spec->program(), input);
   return spec;
 }
 
@@ -108,8 +112,12 @@ ModelEntry exported_entry() {
   ModelEntry entry;
   entry.name = "exported";
   entry.description = "your own model, exported with torch.export (options: path, the .pt2 archive)";
-  entry.read = read_exported;
-  entry.task_from_model = true;
+  entry.open = open_exported;
+  entry.read = [](util::ObjectReader& options, const InputSpec& input) {
+    auto spec = open_exported(options);
+    spec->check_input(input);
+    return spec;
+  };
   return entry;
 }
 

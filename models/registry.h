@@ -28,6 +28,15 @@ struct ArchiveIdentity {
   std::string torch_version;  // that exported it
 };
 
+// What a model that fixes its own input (an exported program) takes: a sample's dimensions (nullopt where
+// it takes any size), the classes or vocabulary of its logits (nullopt: any), and whether it takes token
+// ids. The config sizes the data to it where the config leaves a size out.
+struct InputFit {
+  std::vector<std::optional<int64_t>> sample_shape;
+  std::optional<int64_t> classes;
+  bool tokens = false;
+};
+
 // A model with every option resolved: what a config's "model" names, typed. Built from it, its weights
 // are drawn from LibTorch's global RNG.
 class ModelSpec {
@@ -44,6 +53,10 @@ class ModelSpec {
   virtual nlohmann::json options_json() const = 0;
   // The archive an exported model was read from; nullopt for a reference model.
   virtual std::optional<ArchiveIdentity> archive() const { return std::nullopt; }
+  // A model that fixes its own input: what it takes, and whether the data's input fits it (util::InputError,
+  // unlocated, when not). A reference model takes the data's shape: nullopt, and every input fits.
+  virtual std::optional<InputFit> input_fit() const { return std::nullopt; }
+  virtual void check_input(const InputSpec& /*input*/) const {}
 };
 
 // A model's options struct with what it was resolved for. Each model provides, for its Options type,
@@ -72,8 +85,11 @@ struct ModelEntry {
   // Reads model.options strictly (util::InputError with the JSON path on any problem, and without one
   // when the model does not fit the input: the caller knows where the input was configured).
   std::function<std::shared_ptr<const ModelSpec>(util::ObjectReader& options, const InputSpec& input)> read;
-  bool language_model = false;   // takes token sequences (and predicts the next token), not features
-  bool task_from_model = false;  // which of the two it is, `read` checks against the data (an exported model)
+  bool language_model = false;  // takes token sequences (and predicts the next token), not features
+  // A model that fixes its own task and input (an exported one) is read before the data, which is then
+  // sized to its spec's input_fit() and checked by check_input(); `read` is the two steps in one. Unset
+  // for a reference model, whose task is `language_model`.
+  std::function<std::shared_ptr<const ModelSpec>(util::ObjectReader& options)> open;
 };
 
 const std::vector<ModelEntry>& model_registry();

@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "amp/autocast_scope.h"
+#include "config/experiment_config.h"
 #include "models/registry.h"
 #include "util/input_error.h"
 
@@ -505,6 +506,97 @@ TEST_F(ExportedModel, RefusesDataItsProgramCannotTakeOrWhoseTaskItsLogitsDoNotFi
       EXPECT_EQ(e.where(), "") << expected;  // the data's, which the config layer locates
       EXPECT_EQ(e.problem(), expected);
     }
+  }
+}
+
+// ids [N, 8] -> embedding (6 tokens, width 4) -> linear -> next-token logits [N, 8, 6], exported at a batch
+// of 2; the context is dynamic too when `any_context`.
+ProgramBuilder token_model(bool any_context = false) {
+  ProgramBuilder b;
+  b.state("embed.weight", torch::randn({6, 4}), true);
+  b.state("head.weight", torch::randn({6, 4}), true);
+  const auto context = any_context ? batch_size(8) : static_size(8);
+  b.user_input("ids", {batch_size(2), context}, /*dtype=*/5);
+  b.node("torch.ops.aten.embedding.default",
+         {{"weight", tensor_argument("p_embed_weight")}, {"indices", tensor_argument("ids")}}, "hidden",
+         {batch_size(2), context, static_size(4)});
+  b.node(kLinear, {{"input", tensor_argument("hidden")}, {"weight", tensor_argument("p_head_weight")}},
+         "logits", {batch_size(2), context, static_size(6)});
+  b.output("logits");
+  return b;
+}
+
+// A config's data sized to the program where the config leaves sizes out, all of it when "data" is missing;
+// what the config gives is kept, and refused at its place when the program cannot take it.
+TEST_F(ExportedModel, TheDataIsSizedToTheProgramWhereTheConfigLeavesItOut) {
+  mlp().write(dir_ / "m.pt2");
+  token_model().write(dir_ / "lm.pt2");
+  token_model(/*any_context=*/true).write(dir_ / "any.pt2");
+  auto parse = [&](const std::string& archive, const json& data) {
+    json config{{"name", "fit"},
+                {"model", {{"type", "exported"}, {"options", {{"path", (dir_ / archive).string()}}}}}};
+    if (!data.is_null()) config["data"] = data;
+    return ampbench::config::parse_experiment_config(config).data;
+  };
+  auto expect_input = [](const ampbench::data::DataOptions& data, const std::string& source,
+                         std::vector<int64_t> shape, int64_t classes, int64_t train_samples) {
+    EXPECT_EQ(ampbench::data::to_string(data.source()), source);
+    EXPECT_EQ(data.sample_shape(), shape) << source;
+    EXPECT_EQ(data.classes(), classes) << source;
+    EXPECT_EQ(data.train_samples(), train_samples) << source;
+  };
+  expect_input(parse("m.pt2", nullptr), "synthetic", {4}, 3, 2048);
+  expect_input(parse("m.pt2", {{"synthetic", {{"train_samples", 64}}}}), "synthetic", {4}, 3, 64);
+  expect_input(parse("lm.pt2", nullptr), "synthetic_tokens", {8}, 6, 1024);
+  expect_input(parse("lm.pt2", {{"tokens", {{"dir", "corpus"}}}}), "tokens", {8}, 6, 0);
+  expect_input(parse("any.pt2", {{"synthetic_tokens", {{"context", 32}}}}), "synthetic_tokens", {32}, 6,
+               1024);
+
+  const std::vector<std::tuple<std::string, json, std::string, std::string>> refused{
+      {"m.pt2",
+       {{"synthetic", {{"shape", {5}}}}},
+       "/data/synthetic/shape",
+       "the exported program takes inputs [N, 4], the data gives samples of [N, 5]"},
+      {"m.pt2",
+       {{"synthetic", {{"classes", 7}}}},
+       "/data/synthetic/shape",
+       "the exported program returns [N, 3], not logits of [N, 7] for the data's 7 classes"},
+      {"lm.pt2",
+       {{"synthetic", json::object()}},
+       "/data/synthetic/shape",
+       "the exported program takes token ids: it needs token data (synthetic_tokens or tokens)"},
+      {"lm.pt2",
+       {{"mnist", {{"dir", "digits"}}}},
+       "/data/mnist",
+       "the exported program takes token ids: it needs token data (synthetic_tokens or tokens)"}};
+  for (const auto& [archive, data, where, problem] : refused) {
+    try {
+      parse(archive, data);
+      ADD_FAILURE() << problem << ": not refused";
+    } catch (const ampbench::util::InputError& e) {
+      EXPECT_EQ(e.where(), where) << problem;
+      EXPECT_EQ(e.problem(), problem);
+    }
+  }
+}
+
+// Without "data", a program that takes a feature dimension of any size leaves the data unsized: refused.
+TEST_F(ExportedModel, AProgramOfAnyFeatureSizeNeedsTheDataNamed) {
+  ProgramBuilder b;
+  b.user_input("x", {batch_size(2), batch_size(4)});
+  b.node(kRelu, {{"self", tensor_argument("x")}}, "relu", {batch_size(2), batch_size(4)});
+  b.output("relu");
+  b.write(dir_ / "any.pt2");
+  const json config{{"name", "fit"},
+                    {"model", {{"type", "exported"}, {"options", {{"path", (dir_ / "any.pt2").string()}}}}}};
+  try {
+    ampbench::config::parse_experiment_config(config);
+    ADD_FAILURE() << "not refused";
+  } catch (const ampbench::util::InputError& e) {
+    EXPECT_EQ(e.where(), "/data");
+    EXPECT_EQ(e.problem(),
+              "is missing, and the model takes inputs with a dimension of any size: name a data source that "
+              "sets it");
   }
 }
 

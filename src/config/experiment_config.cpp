@@ -37,26 +37,52 @@ uint64_t parse_seed(ObjectReader& source, uint64_t seed) {
   return static_cast<uint64_t>(source.integer("seed", static_cast<int64_t>(seed), 0));
 }
 
-data::SyntheticOptions parse_synthetic(ObjectReader& source, uint64_t seed) {
+// The sizes a model that fixes its own input (an exported program) gives the data source's keys the config
+// leaves out; empty for a reference model, which takes the data's shape.
+struct Fitted {
+  std::optional<std::vector<int64_t>> shape;  // features, every dimension fixed
+  std::optional<int64_t> context;             // token ids, the window fixed
+  std::optional<int64_t> classes;             // or the vocabulary
+};
+
+Fitted fitted_to(const std::optional<models::InputFit>& fit) {
+  Fitted out;
+  if (!fit) return out;
+  if (fit->classes && *fit->classes >= 2) out.classes = fit->classes;  // fewer classes are no classifier
+  if (fit->tokens) {
+    if (fit->sample_shape.size() == 1) out.context = fit->sample_shape[0];
+    return out;
+  }
+  std::vector<int64_t> shape;
+  for (const auto& size : fit->sample_shape) {
+    if (!size) return out;
+    shape.push_back(*size);
+  }
+  out.shape = shape;
+  return out;
+}
+
+data::SyntheticOptions parse_synthetic(ObjectReader& source, uint64_t seed, const Fitted& fitted) {
   data::SyntheticOptions out;
   out.train_samples = source.integer("train_samples", out.train_samples, 1);
   out.val_samples = source.integer("val_samples", out.val_samples, 1);
-  out.shape = source.integer_list("shape", out.shape, 1);
+  out.shape = source.integer_list("shape", fitted.shape.value_or(out.shape), 1);
   if (out.shape.size() > 4) {
     throw InputError(source.path_of("shape"),
                      "expected 1 to 4 dimensions, got " + std::to_string(out.shape.size()));
   }
-  out.classes = source.integer("classes", out.classes, 2);
+  out.classes = source.integer("classes", fitted.classes.value_or(out.classes), 2);
   out.seed = parse_seed(source, seed);
   return out;
 }
 
-data::SyntheticTokensOptions parse_synthetic_tokens(ObjectReader& source, uint64_t seed) {
+data::SyntheticTokensOptions parse_synthetic_tokens(ObjectReader& source, uint64_t seed,
+                                                    const Fitted& fitted) {
   data::SyntheticTokensOptions out;
   out.train_samples = source.integer("train_samples", out.train_samples, 1);
   out.val_samples = source.integer("val_samples", out.val_samples, 1);
-  out.context = source.integer("context", out.context, 1, 1 << 20);
-  out.vocab = source.integer("vocab", out.vocab, 2, 1 << 24);
+  out.context = source.integer("context", fitted.context.value_or(out.context), 1, 1 << 20);
+  out.vocab = source.integer("vocab", fitted.classes.value_or(out.vocab), 2, 1 << 24);
   // Each token's likely successors are tokens of the vocabulary: more of them than it has is no chain.
   out.branching = source.integer("branching", out.branching, 1, out.vocab);
   out.seed = parse_seed(source, seed);
@@ -73,12 +99,12 @@ data::ImageFilesOptions parse_image_files(ObjectReader& source, data::DataSource
   return out;
 }
 
-data::TokenFilesOptions parse_token_files(ObjectReader& source) {
+data::TokenFilesOptions parse_token_files(ObjectReader& source, const Fitted& fitted) {
   data::TokenFilesOptions out;
   out.dir = source.required_string("dir");
   parse_limits(source, out);
-  out.context = source.integer("context", out.context, 1, 1 << 20);
-  out.vocab = source.integer("vocab", out.vocab, 2, 65536);  // uint16 ids
+  out.context = source.integer("context", fitted.context.value_or(out.context), 1, 1 << 20);
+  out.vocab = source.integer("vocab", fitted.classes.value_or(out.vocab), 2, 65536);  // uint16 ids
   return out;
 }
 
@@ -114,28 +140,41 @@ std::pair<std::string, data::DataSource> chosen_source(ObjectReader& data) {
 }
 
 // "data" holds exactly one source.
-data::DataOptions parse_data(ObjectReader data, uint64_t seed) {
+data::DataOptions parse_data(ObjectReader data, uint64_t seed, const Fitted& fitted) {
   const auto [name, kind] = chosen_source(data);
   ObjectReader source = data.required_object(name);
   data.finish();
   data::DataOptions out;
   switch (kind) {
     case data::DataSource::synthetic:
-      out.options = parse_synthetic(source, seed);
+      out.options = parse_synthetic(source, seed, fitted);
       break;
     case data::DataSource::synthetic_tokens:
-      out.options = parse_synthetic_tokens(source, seed);
+      out.options = parse_synthetic_tokens(source, seed, fitted);
       break;
     case data::DataSource::mnist:
     case data::DataSource::cifar10:
       out.options = parse_image_files(source, kind);
       break;
     case data::DataSource::tokens:
-      out.options = parse_token_files(source);
+      out.options = parse_token_files(source, fitted);
       break;
   }
   source.finish();
   return out;
+}
+
+// No "data" for a model that fixes its own input: synthetic data of its shape (samples, seed: defaults).
+data::DataOptions synthetic_data_for(const models::InputFit& fit, uint64_t seed) {
+  const nlohmann::json none = nlohmann::json::object();
+  ObjectReader source(none, "/data");
+  const auto fitted = fitted_to(fit);
+  if (fit.tokens) return {parse_synthetic_tokens(source, seed, fitted)};
+  if (!fitted.shape)
+    throw InputError("/data",
+                     "is missing, and the model takes inputs with a dimension of any size: name a "
+                     "data source that sets it");
+  return {parse_synthetic(source, seed, fitted)};
 }
 
 // The JSON pointer of what fixes the model's input, for the models' error messages.
@@ -361,31 +400,62 @@ nlohmann::json peak_tflops_json(const std::map<amp::PrecisionMode, double>& peak
   return out;
 }
 
-// "model": its type, and its options read by the model for the configured data.
-ModelConfig parse_model(ObjectReader model, const data::DataOptions& data) {
-  ModelConfig out;
-  out.type = model.required_string("type");
-  const auto* entry = models::find_model(out.type);
+const models::ModelEntry& model_entry(ObjectReader& model, std::string& type) {
+  type = model.required_string("type");
+  const auto* entry = models::find_model(type);
   if (!entry) {
     throw InputError(model.path_of("type"),
-                     "unknown model \"" + out.type + "\"; expected one of " + models::model_names());
+                     "unknown model \"" + type + "\"; expected one of " + models::model_names());
   }
-  if (!entry->task_from_model && entry->language_model != data.is_language_model()) {
-    throw InputError(
-        model.path_of("type"),
-        entry->language_model
-            ? out.type + " is a language model: it needs token data (synthetic_tokens or tokens)"
-            : out.type + " classifies images or vectors: token data needs a language model (gpt)");
-  }
-  ObjectReader options = model.object("options");
-  const models::InputSpec input{data.sample_shape(), data.classes(), data.is_language_model()};
+  return *entry;
+}
+
+// A reference model's task must be the data's.
+void check_task(const models::ModelEntry& entry, const ObjectReader& model, const data::DataOptions& data) {
+  if (entry.language_model == data.is_language_model()) return;
+  throw InputError(
+      model.path_of("type"),
+      entry.language_model
+          ? entry.name + " is a language model: it needs token data (synthetic_tokens or tokens)"
+          : entry.name + " classifies images or vectors: token data needs a language model (gpt)");
+}
+
+models::InputSpec input_of(const data::DataOptions& data) {
+  return {data.sample_shape(), data.classes(), data.is_language_model()};
+}
+
+// The data for a model that fixes its own input (an exported program): sized to it where the config
+// leaves sizes out (all of it when "data" is missing), then checked against it.
+void parse_data_for_model(ObjectReader& root, ExperimentConfig& config) {
+  const auto fit = *config.model.spec->input_fit();
+  const bool given = root.has("data");
+  config.data = given ? parse_data(root.object("data"), config.seed, fitted_to(fit))
+                      : synthetic_data_for(fit, config.seed);
   try {
-    out.spec = entry->read(options, input);
+    config.model.spec->check_input(input_of(config.data));
   } catch (const InputError& e) {
-    throw e.located(input_pointer(data));  // the model does not fit what the data gives it
+    throw e.located(given ? input_pointer(config.data) : "/data");
+  }
+}
+
+// "model" and "data": a reference model is read for the data, a model that fixes its own input before it.
+void parse_model_and_data(ObjectReader& root, ExperimentConfig& config) {
+  ObjectReader model = root.required_object("model");
+  const auto& entry = model_entry(model, config.model.type);
+  ObjectReader options = model.object("options");
+  if (entry.open) {
+    config.model.spec = entry.open(options);
+    parse_data_for_model(root, config);
+  } else {
+    config.data = parse_data(root.required_object("data"), config.seed, {});
+    check_task(entry, model, config.data);
+    try {
+      config.model.spec = entry.read(options, input_of(config.data));
+    } catch (const InputError& e) {
+      throw e.located(input_pointer(config.data));  // the model does not fit what the data gives it
+    }
   }
   model.finish();
-  return out;
 }
 
 std::string parse_name(ObjectReader& root) {
@@ -478,7 +548,7 @@ ExperimentConfig parse_experiment_config(const nlohmann::json& document) {
   config.name = parse_name(root);
   config.seed = static_cast<uint64_t>(root.integer("seed", config.seed, 0));
   config.repeats = root.integer("repeats", config.repeats, 1, 1000);
-  config.data = parse_data(root.required_object("data"), config.seed);
+  parse_model_and_data(root, config);
   config.train = parse_train(root.object("train"));
   config.precision = parse_precision(root.object("precision"));
   config.device = parse_device(root, config.device);
@@ -488,7 +558,6 @@ ExperimentConfig parse_experiment_config(const nlohmann::json& document) {
   ObjectReader output = root.object("output");
   config.output_dir = output.string("dir", config.output_dir);
   output.finish();
-  config.model = parse_model(root.required_object("model"), config.data);
   root.finish();
   check_combinations(config);
   return config;
