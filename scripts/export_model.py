@@ -15,7 +15,7 @@ MODEL is one of:
                      [N, T] to next-token logits [N, T, V] (--vocab)
 
 It writes DIR/NAME.pt2 (the program and its weights: the run's one initial state) and DIR/NAME.json, a config
-with synthetic data of the model's input shape; edit its data, train and precision sections as for any
+with synthetic data, which ampbench sizes to the program's input; edit its data, train and precision sections as for any
 config. The batch dimension is exported as dynamic, so any train.batch_size runs. The model is exported in
 train() mode: ampbench runs its batch norm and dropout as eager PyTorch does in train() and eval().
 """
@@ -133,10 +133,9 @@ def example_input(args):
 
 
 def data_section(args):
-    if is_language_model(args):
-        return {"synthetic_tokens": {"train_samples": 512, "val_samples": 128, "context": args.context,
-                                     "vocab": args.vocab}}
-    return {"synthetic": {"train_samples": 512, "val_samples": 128, "shape": args.shape, "classes": args.classes}}
+    """Synthetic data; ampbench sizes it (shape and classes, or context and vocabulary) to the program."""
+    source = "synthetic_tokens" if is_language_model(args) else "synthetic"
+    return {source: {"train_samples": 512, "val_samples": 128}}
 
 
 def config_for(args, archive):
