@@ -238,20 +238,30 @@ class ResNet(nn.Module):
         return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
 
 
-class Block(nn.Module):
+class SelfAttention(nn.Module):
     def __init__(self, d, heads):
         super().__init__()
         self.heads = heads
-        self.ln_1, self.ln_2 = nn.LayerNorm(d), nn.LayerNorm(d)
         self.qkv, self.projection = nn.Linear(d, 3 * d), nn.Linear(d, d)
-        self.expand, self.contract = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
 
     def forward(self, x):
         b, t, d = x.shape
-        q, k, v = (part.view(b, t, self.heads, d // self.heads).transpose(1, 2)
-                   for part in self.qkv(self.ln_1(x)).split(d, 2))
+        q, k, v = (part.view(b, t, self.heads, d // self.heads).transpose(1, 2) for part in self.qkv(x).split(d, 2))
         y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        x = x + self.projection(y.transpose(1, 2).contiguous().view(b, t, d))
+        return self.projection(y.transpose(1, 2).contiguous().view(b, t, d))
+
+
+class Block(nn.Module):
+    """ampbench's PreNormBlock, its parameters named and drawn in the same order."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.ln_1, self.ln_2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.attention = SelfAttention(d, heads)
+        self.expand, self.contract = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        x = x + self.attention(self.ln_1(x))
         return x + self.contract(F.gelu(self.expand(self.ln_2(x)), approximate="tanh"))
 
 
