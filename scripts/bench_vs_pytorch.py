@@ -7,7 +7,9 @@ Python has no allocator statistics). Writes the table, the environment and this 
 results/bench-vs-pytorch/, beside the raw per-round figures.
 
 Usage: scripts/bench_vs_pytorch.py CONFIG [--rounds N] [--peer-malloc default|ampbench] [--out DIR]
-                                   [--ampbench BINARY] [ampbench overrides such as --modes fp32,bf16]
+                                   [--ampbench BINARY] [--goal RATIO] [--peer-module MODEL]
+                                   [ampbench overrides such as --modes fp32,bf16]
+An exported model's config needs --peer-module, the module it was exported from (peer_pytorch.py --module).
 """
 import argparse
 import atexit
@@ -25,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GOAL = 1.05  # ampbench's samples/s at least this times the Python loop's
+GOAL = 1.05  # by default, ampbench's samples/s at least this times the Python loop's
 
 
 # With glibc's malloc, ampbench fixes its thresholds at start-up (src/measure/host_malloc.cpp); these are
@@ -89,10 +91,10 @@ def bootstrap_median(values, confidence=0.95, resamples=2000):
     return medians[int(tail * (resamples - 1))], medians[int((1 - tail) * (resamples - 1))]
 
 
-def verdict(low, high):
-    if low >= GOAL:
+def verdict(low, high, goal):
+    if low >= goal:
         return "met"
-    if high < GOAL:
+    if high < goal:
         return "not met"
     return "undecided"
 
@@ -121,6 +123,9 @@ def main():
                                            "sets up and builds first)")
     parser.add_argument("--python", help="the Python whose torch runs the peer; give the one the ampbench build "
                                           "uses (default: .venv's, else python3)")
+    parser.add_argument("--goal", type=float, default=GOAL, help="the ratio ampbench / Python to reach (default 1.05)")
+    parser.add_argument("--peer-module", help="for an exported model's config: the module it was exported from, "
+                                              "as scripts/export_model.py's MODEL names it, which the peer trains")
     args, overrides = parser.parse_known_args()
     if not Path(args.config).is_file():
         refuse(f"config {args.config}: no such file")
@@ -131,6 +136,7 @@ def main():
     binary = str(Path(args.ampbench).resolve()) if args.ampbench and Path(args.ampbench).exists() else args.ampbench
     ampbench = [binary] if binary else [str(ROOT / "scripts" / "ampbench")]
     peer_resolver = ["--ampbench", binary] if binary else []
+    peer_module = ["--module", args.peer_module] if args.peer_module else []
     venv_python = ROOT / ".venv" / "bin" / "python"
     python = args.python or (str(venv_python) if venv_python.exists() else "python3")
     work = Path(tempfile.mkdtemp(prefix="bench-vs-pytorch-"))
@@ -147,7 +153,7 @@ def main():
         def run_python():
             print(f"bench_vs_pytorch.py: round {r}/{args.rounds}: PyTorch-Python", file=sys.stderr)
             run([python, str(ROOT / "scripts" / "peer_pytorch.py"), config, "--out",
-                 str(work / f"python-{r}.json"), *peer_resolver, *overrides], env=peer_env)
+                 str(work / f"python-{r}.json"), *peer_resolver, *peer_module, *overrides], env=peer_env)
 
         # Flipping the order each round keeps drift and warm caches from favouring either side.
         for side in (run_ampbench, run_python) if r % 2 == 1 else (run_python, run_ampbench):
@@ -181,17 +187,19 @@ def main():
                      "ampbench_samples_per_second": statistics.median(x["ampbench"][mode][0] for x in rounds),
                      "python_samples_per_second": statistics.median(x["python"][mode][0] for x in rounds),
                      "ratio_median": statistics.median(ratios), "ratio_ci95": [low, high],
-                     "ratio_min": min(ratios), "ratio_max": max(ratios), "verdict": verdict(low, high),
+                     "ratio_min": min(ratios), "ratio_max": max(ratios), "verdict": verdict(low, high, args.goal),
                      "median_step_ratio": statistics.median(step_ratios), "median_step_ratio_ci95": [step_low, step_high],
-                     "median_step_verdict": verdict(step_low, step_high),
+                     "median_step_verdict": verdict(step_low, step_high, args.goal),
                      "ampbench_speedup_vs_fp32": speedup("ampbench"), "python_speedup_vs_fp32": speedup("python"),
                      "peak_memory_ratio": memory})
 
     def cell(value, pattern):
         return "-" if value is None else pattern % value
 
+    peer_module_option = ["--peer-module", args.peer_module] if args.peer_module else []
     command = "scripts/bench_vs_pytorch.py " + shlex.join([args.config, "--rounds", str(args.rounds),
-                                                        "--peer-malloc", args.peer_malloc, *overrides])
+                                                        "--peer-malloc", args.peer_malloc, "--goal", f"{args.goal:g}",
+                                                        *peer_module_option, *overrides])
     stamp = datetime.datetime.now(datetime.timezone.utc)
     lines = [f"# ampbench vs PyTorch-Python: {Path(args.config).name}", "",
              f"- Command: `{command}`, {stamp:%Y-%m-%d %H:%M} UTC, ampbench {environment['git_commit']}",
@@ -202,9 +210,9 @@ def main():
              f"- {args.rounds} rounds, ampbench and Python in each, the order flipped every round; samples/s is each "
              "run's median trial over the epochs ampbench compared (its report's trials_compared); the ratio is "
              "the median of the rounds' ratios with its 95 % bootstrap interval; the goal is met when the whole "
-             "interval is at or above 1.05, not met when it is all below; the median-step ratio is Python's median step "
-             "time over ampbench's, judged the same way", "",
-             "| mode | ampbench samples/s | Python samples/s | ratio [95% CI] | range | goal >= 1.05 | "
+             f"interval is at or above {args.goal:g}, not met when it is all below; the median-step ratio is "
+             "Python's median step time over ampbench's, judged the same way", "",
+             f"| mode | ampbench samples/s | Python samples/s | ratio [95% CI] | range | goal >= {args.goal:g} | "
              "median-step ratio [95% CI] | by median step | AMP speed-up ampbench | AMP speed-up Python | "
              "peak memory ratio |",
              "|---|---:|---:|---:|---:|---|---:|---|---:|---:|---:|"]

@@ -7,7 +7,10 @@ torch.amp.GradScaler, the same warm-up exclusion and epoch timing. Writes the co
 epoch time, peak memory, validation loss) as a report.json in ampbench's layout, for
 scripts/bench_vs_pytorch.py to compare.
 
-Usage: peer_pytorch.py CONFIG --out REPORT.json [--ampbench BINARY] [ampbench overrides: --modes ...]
+Usage: peer_pytorch.py CONFIG --out REPORT.json [--ampbench BINARY] [--module MODEL]
+                       [ampbench overrides: --modes ...]
+An exported model's config (model type "exported") needs --module: the module the archive was exported from,
+as scripts/export_model.py's MODEL names it, which the peer builds and loads the archive's weights into.
 """
 import argparse
 import ctypes
@@ -290,8 +293,26 @@ class Gpt(nn.Module):
         return F.linear(self.ln_f(x), self.token_embedding.weight)
 
 
-def build_model(model, shape, classes):
+def exported_module(spec, archive, shape, classes):
+    """The eager module an exported model's archive was made from, as scripts/export_model.py builds it from
+    `spec` (its MODEL argument), with the archive's weights: the same module as ampbench's, run by Python."""
+    if spec is None:
+        refuse("peer_pytorch.py: an exported model needs --module: the module it was exported from, as "
+               "scripts/export_model.py's MODEL names it")
+    import export_model  # beside this script
+    module = export_model.build(argparse.Namespace(model=spec, classes=classes, vocab=classes, context=shape[0]))
+    try:
+        module.load_state_dict(torch.export.load(archive).state_dict)
+    except RuntimeError as error:
+        refuse(f"peer_pytorch.py: --module {spec} is not the module {archive} was exported from: "
+               f"{str(error).splitlines()[0]}")
+    return module
+
+
+def build_model(model, shape, classes, module=None):
     kind, options = model["type"], model["options"]
+    if kind == "exported":
+        return exported_module(module, options["path"], shape, classes)
     if kind == "mlp":
         return mlp(options, shape, classes)
     if kind.startswith("resnet"):
@@ -349,7 +370,7 @@ class StepMarks:
         return [a.elapsed_time(b) / 1000 for a, b in pairs] if self.cuda else [b - a for a, b in pairs]
 
 
-def train_mode(cfg, mode, data, shape, classes, device):
+def train_mode(cfg, mode, data, shape, classes, device, module=None):
     train, precision = cfg["train"], cfg["precision"]
     x_train, y_train, x_val, y_val = data
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(mode)
@@ -367,7 +388,7 @@ def train_mode(cfg, mode, data, shape, classes, device):
         torch.cuda.reset_peak_memory_stats(device)
     baseline = torch.cuda.memory_allocated(device) if device.type == "cuda" else None
     torch.manual_seed(cfg["seed"])
-    model = build_model(cfg["model"], shape, classes).to(device, memory_format=memory_format)
+    model = build_model(cfg["model"], shape, classes, module).to(device, memory_format=memory_format)
     o = train["optimizer"]
     fused = {"fused": True}
     if o["type"] == "sgd":
@@ -448,6 +469,9 @@ def main():
     parser.add_argument("config")
     parser.add_argument("--out", required=True, help="where to write the report.json")
     parser.add_argument("--ampbench", default=str(ROOT / "build" / "ampbench"), help="resolves the config")
+    parser.add_argument("--module", help="an exported model's module, as scripts/export_model.py's MODEL names it "
+                                         "(torchvision:NAME, gpt2, llama, FILE.py:FACTORY): trained eagerly from "
+                                         "the archive's weights")
     args, overrides = parser.parse_known_args()
     cfg = resolved_config(args, overrides)
     spec = cfg["device"]
@@ -455,6 +479,8 @@ def main():
     tensors, classes = make_data(cfg["data"])
     shape = list(tensors[0].shape[1:])
     data = [t.to(device) for t in tensors]
+    if cfg["model"]["type"] == "exported":  # its module checked before anything trains
+        exported_module(args.module, cfg["model"]["options"]["path"], shape, classes)
 
     trials = []
     for trial in range(1, cfg["repeats"] + 1):
@@ -465,7 +491,7 @@ def main():
                                    "memory": {"peak_bytes": None}})
                 continue
             print(f"peer: {mode} trial {trial}", file=sys.stderr)
-            epochs, peak = train_mode(cfg, mode, data, shape, classes, device)
+            epochs, peak = train_mode(cfg, mode, data, shape, classes, device, args.module)
             trials.append({"mode": mode, "trial": trial, "status": "ok", "epochs": epochs,
                            "memory": {"probe": "torch.cuda.max_memory_allocated" if peak is not None else None,
                                       "peak_bytes": peak}})
