@@ -32,20 +32,21 @@ void check_input_fits(const ExportedProgram& program, const InputSpec& input) {
     throw InputError(
         takes_tokens(program.input)
             ? "the exported program takes token ids: it needs token data (synthetic_tokens or tokens)"
-            : "the exported program takes features: token data needs a language model");
+            : "the exported program takes features: token data needs a model that takes token ids");
   }
   if (!shape_matches(program.input.sample, input.sample_shape)) {
     throw InputError("the exported program takes inputs " + dims_text(program.input.sample) +
                      ", the data gives samples of " +
                      dims_text({input.sample_shape.begin(), input.sample_shape.end()}));
   }
+  const bool next_token = input.tokens && !input.label_per_sequence;
   auto logits = input.sample_shape;
-  if (!input.tokens) logits.clear();
+  if (!next_token) logits.clear();
   logits.push_back(input.num_classes);
   if (!shape_matches(program.output.sample, logits)) {
     throw InputError("the exported program returns " + dims_text(program.output.sample) + ", not logits of " +
                      dims_text({logits.begin(), logits.end()}) + " for the data's " +
-                     std::to_string(input.num_classes) + (input.tokens ? "-token vocabulary" : " classes"));
+                     std::to_string(input.num_classes) + (next_token ? "-token vocabulary" : " classes"));
   }
 }
 
@@ -77,8 +78,9 @@ class ExportedSpec final : public ModelSpec {
   }
   std::optional<InputFit> input_fit() const override {
     const auto& logits = program_->output.sample;
-    return InputFit{program_->input.sample, logits.empty() ? std::nullopt : logits.back(),
-                    takes_tokens(program_->input)};
+    const bool tokens = takes_tokens(program_->input);
+    return InputFit{program_->input.sample, logits.empty() ? std::nullopt : logits.back(), tokens,
+                    tokens && logits.size() == program_->input.sample.size() + 1};
   }
   void check_input(const InputSpec& input) const override { check_input_fits(*program_, input); }
 

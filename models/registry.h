@@ -29,12 +29,14 @@ struct ArchiveIdentity {
 };
 
 // What a model that fixes its own input (an exported program) takes: a sample's dimensions (nullopt where
-// it takes any size), the classes or vocabulary of its logits (nullopt: any), and whether it takes token
-// ids. The config sizes the data to it where the config leaves a size out.
+// it takes any size), the classes or vocabulary of its logits (nullopt: any), whether it takes token ids,
+// and whether it predicts every position's next token (a language model) or classifies each sample. The
+// config sizes the data to it where the config leaves a size out.
 struct InputFit {
   std::vector<std::optional<int64_t>> sample_shape;
   std::optional<int64_t> classes;
   bool tokens = false;
+  bool next_token = false;
 };
 
 // A model with every option resolved: what a config's "model" names, typed. Built from it, its weights

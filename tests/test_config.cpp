@@ -29,6 +29,16 @@ json valid() {
   })");
 }
 
+// The InputError message for `doc`, or "no error".
+std::string error_of(const json& doc) {
+  try {
+    parse_experiment_config(doc);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 // The InputError message for a config that is valid() with `pointer` set to `value` (or removed when
 // value is discarded).
 std::string error_for(const std::string& pointer, const json& value) {
@@ -245,44 +255,60 @@ TEST(Config, FuzzCorpusNeverCrashes) {
 }
 
 TEST(Config, DataHoldsExactlyOneSourceThatFitsTheModel) {
-  auto error = [](json doc) {
-    try {
-      parse_experiment_config(doc);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   auto doc = valid();
   doc["data"]["mnist"] = {{"dir", "data/mnist"}};
-  EXPECT_EQ(error(doc), "/data/mnist: a second data source; /data holds exactly one (synthetic is given)");
+  EXPECT_EQ(error_of(doc), "/data/mnist: a second data source; /data holds exactly one (synthetic is given)");
   doc["data"] = {{"synthetc", json::object()}};
-  EXPECT_EQ(error(doc), "/data/synthetc: unknown key (did you mean \"synthetic\"?)");
+  EXPECT_EQ(error_of(doc), "/data/synthetc: unknown key (did you mean \"synthetic\"?)");
   doc["data"] = json::object();
-  EXPECT_EQ(error(doc),
+  EXPECT_EQ(error_of(doc),
             "/data: expected exactly one data source: synthetic, synthetic_tokens, mnist, cifar10, tokens");
   doc["data"] = {{"cifar10", json::object()}};
-  EXPECT_EQ(error(doc), "/data/cifar10/dir: missing; expected a string");
+  EXPECT_EQ(error_of(doc), "/data/cifar10/dir: missing; expected a string");
   doc["data"] = {{"synthetic_tokens", {{"vocab", 50}, {"context", 8}}}};
-  EXPECT_EQ(error(doc),
+  EXPECT_EQ(error_of(doc),
             "/model/type: mlp classifies images or vectors: token data needs a language model (gpt)");
   doc["model"] = {{"type", "gpt"}, {"options", {{"n_layer", 1}, {"n_head", 2}, {"d_model", 8}}}};
   auto config = parse_experiment_config(doc);
   EXPECT_EQ(config.model.spec->options_json()["context"], 8);  // the data's context, written out
   EXPECT_EQ(config.data.classes(), 50);
   doc["model"]["options"]["context"] = 4;
-  EXPECT_EQ(error(doc),
+  EXPECT_EQ(error_of(doc),
             "/data/synthetic_tokens/context: sequences of 8 tokens are longer than the model's context (4)");
   doc["model"]["options"]["context"] = 8;
   doc["data"]["synthetic_tokens"]["branching"] = 51;
-  EXPECT_EQ(error(doc), "/data/synthetic_tokens/branching: expected an integer in [1, 50], got 51");
+  EXPECT_EQ(error_of(doc), "/data/synthetic_tokens/branching: expected an integer in [1, 50], got 51");
   doc["data"]["synthetic_tokens"].erase("branching");
   doc["model"]["options"]["d_model"] = 9;
-  EXPECT_EQ(error(doc), "/model/options/d_model: must be a multiple of n_head (2)");
+  EXPECT_EQ(error_of(doc), "/model/options/d_model: must be a multiple of n_head (2)");
   doc = valid();
   doc["model"] = {{"type", "gpt"}};
-  EXPECT_EQ(error(doc),
+  EXPECT_EQ(error_of(doc),
             "/model/type: gpt is a language model: it needs token data (synthetic_tokens or tokens)");
+}
+
+// synthetic_tokens with classes is a sequence classifier's data: token ids with one label each, which no
+// reference model takes (a language model needs next-token targets, the others features).
+TEST(Config, SequenceClassesAreTokenDataForAModelThatClassifiesTokenIds) {
+  auto doc = valid();
+  doc["data"] = {{"synthetic_tokens", {{"vocab", 50}, {"context", 8}, {"classes", 4}}}};
+  EXPECT_EQ(
+      error_of(doc),
+      "/model/type: mlp classifies images or vectors: sequence classes need a model that takes token ids "
+      "(an exported one)");
+  doc["model"] = {{"type", "gpt"}, {"options", {{"n_layer", 1}, {"n_head", 2}, {"d_model", 8}}}};
+  EXPECT_EQ(
+      error_of(doc),
+      "/model/type: gpt is a language model: it needs next-token data (synthetic_tokens without classes, "
+      "or tokens)");
+  doc["data"]["synthetic_tokens"]["classes"] = 1;
+  EXPECT_EQ(error_of(doc),
+            "/data/synthetic_tokens/classes: expected 0 (next-token targets) or at least 2 classes");
+  // Next-token data (classes 0, the default) resolves without the key, as configs written before it did.
+  doc["data"]["synthetic_tokens"]["classes"] = 0;
+  const auto config = parse_experiment_config(doc);
+  EXPECT_TRUE(config.data.is_language_model());
+  EXPECT_FALSE(to_json(config)["data"]["synthetic_tokens"].contains("classes"));
 }
 
 TEST(Config, PeakTflopsIsANumberForEveryModeOrOnePerMode) {

@@ -162,6 +162,39 @@ TEST(SyntheticTokens, AFixedMarkovChainSeededAndLearnable) {
   EXPECT_FALSE(torch::equal(a.train_inputs, ampbench::data::make_synthetic_tokens(options).train_inputs));
 }
 
+// With classes, each sequence is labelled with the chain that made it: each chain's successors differ, so
+// the label is in the sequence for a classifier to find; the next-token data of the same seed is unchanged.
+TEST(SyntheticTokens, WithClassesEachSequenceIsLabelledWithTheChainThatMadeIt) {
+  ampbench::data::SyntheticTokensOptions options;
+  options.train_samples = 256, options.val_samples = 16, options.context = 16, options.vocab = 20;
+  options.branching = 2, options.seed = 5;
+  const auto next_token = ampbench::data::make_synthetic_tokens(options);
+  options.classes = 3;
+  const auto a = ampbench::data::make_synthetic_tokens(options);
+  EXPECT_EQ(a.num_classes, 3);
+  EXPECT_EQ(a.train_inputs.sizes(), torch::IntArrayRef({256, 16}));
+  EXPECT_EQ(a.train_labels.sizes(), torch::IntArrayRef({256}));
+  EXPECT_TRUE(torch::equal(a.train_labels, ampbench::data::make_synthetic_tokens(options).train_labels));
+  EXPECT_EQ(std::get<0>(at::_unique(a.train_labels)).size(0), 3);  // every class drawn
+  EXPECT_LT(a.train_inputs.max().item<int64_t>(), 20);
+  // Within one class a token has at most `branching` successors; across the classes, more.
+  auto distinct_successors = [&](const torch::Tensor& rows) {
+    const auto inputs = a.train_inputs.index_select(0, rows);
+    const auto pairs = inputs.narrow(1, 0, 15).flatten() * 20 + inputs.narrow(1, 1, 15).flatten();
+    return std::get<0>(at::_unique(pairs)).size(0);
+  };
+  int64_t per_class = 0;
+  for (int64_t k = 0; k < 3; ++k) {
+    const auto rows = a.train_labels.eq(k).nonzero().flatten();
+    EXPECT_LE(distinct_successors(rows), 2 * 20) << k;
+    per_class = std::max(per_class, distinct_successors(rows));
+  }
+  EXPECT_GT(distinct_successors(torch::arange(256)), per_class);
+  options.classes = 0;
+  EXPECT_TRUE(
+      torch::equal(ampbench::data::make_synthetic_tokens(options).train_inputs, next_token.train_inputs));
+}
+
 // What the host-memory check counts is what the made data set holds, byte for byte.
 TEST(SyntheticData, ItsSizeIsKnownBeforeItIsMade) {
   auto bytes_of = [](const ampbench::data::Dataset& d) {
@@ -174,6 +207,9 @@ TEST(SyntheticData, ItsSizeIsKnownBeforeItIsMade) {
             bytes_of(ampbench::data::make_synthetic_dataset(images)));
   ampbench::data::SyntheticTokensOptions tokens;
   tokens.train_samples = 16, tokens.val_samples = 4, tokens.context = 12, tokens.vocab = 30;
+  EXPECT_EQ(ampbench::data::DataOptions{tokens}.synthetic_bytes(),
+            bytes_of(ampbench::data::make_synthetic_tokens(tokens)));
+  tokens.classes = 5;
   EXPECT_EQ(ampbench::data::DataOptions{tokens}.synthetic_bytes(),
             bytes_of(ampbench::data::make_synthetic_tokens(tokens)));
   EXPECT_EQ(ampbench::data::DataOptions{ampbench::data::ImageFilesOptions{}}.synthetic_bytes(), 0.0);

@@ -497,7 +497,8 @@ TEST_F(ExportedModel, RefusesDataItsProgramCannotTakeOrWhoseTaskItsLogitsDoNotFi
        "the exported program takes inputs [N, 4], the data gives samples of [N, 5]"},
       {InputSpec{{4}, 7, false},
        "the exported program returns [N, 3], not logits of [N, 7] for the data's 7 classes"},
-      {InputSpec{{4}, 3, true}, "the exported program takes features: token data needs a language model"}};
+      {InputSpec{{4}, 3, true},
+       "the exported program takes features: token data needs a model that takes token ids"}};
   for (const auto& [input, expected] : cases) {
     try {
       read(dir_ / "m.pt2", input);

@@ -42,13 +42,16 @@ uint64_t parse_seed(ObjectReader& source, uint64_t seed) {
 struct Fitted {
   std::optional<std::vector<int64_t>> shape;  // features, every dimension fixed
   std::optional<int64_t> context;             // token ids, the window fixed
-  std::optional<int64_t> classes;             // or the vocabulary
+  std::optional<int64_t> classes;             // a classifier's, of features or of token sequences
+  std::optional<int64_t> vocab;               // a language model's
 };
 
 Fitted fitted_to(const std::optional<models::InputFit>& fit) {
   Fitted out;
   if (!fit) return out;
-  if (fit->classes && *fit->classes >= 2) out.classes = fit->classes;  // fewer classes are no classifier
+  // Fewer than two classes are no classifier: left to the data's default, which the check then refuses.
+  const auto classes = fit->classes && *fit->classes >= 2 ? fit->classes : std::nullopt;
+  (fit->next_token ? out.vocab : out.classes) = classes;
   if (fit->tokens) {
     if (fit->sample_shape.size() == 1) out.context = fit->sample_shape[0];
     return out;
@@ -82,9 +85,12 @@ data::SyntheticTokensOptions parse_synthetic_tokens(ObjectReader& source, uint64
   out.train_samples = source.integer("train_samples", out.train_samples, 1);
   out.val_samples = source.integer("val_samples", out.val_samples, 1);
   out.context = source.integer("context", fitted.context.value_or(out.context), 1, 1 << 20);
-  out.vocab = source.integer("vocab", fitted.classes.value_or(out.vocab), 2, 1 << 24);
+  out.vocab = source.integer("vocab", fitted.vocab.value_or(out.vocab), 2, 1 << 24);
   // Each token's likely successors are tokens of the vocabulary: more of them than it has is no chain.
   out.branching = source.integer("branching", out.branching, 1, out.vocab);
+  out.classes = source.integer("classes", fitted.classes.value_or(out.classes), 0, 1 << 16);
+  if (out.classes == 1)
+    throw InputError(source.path_of("classes"), "expected 0 (next-token targets) or at least 2 classes");
   out.seed = parse_seed(source, seed);
   return out;
 }
@@ -104,7 +110,7 @@ data::TokenFilesOptions parse_token_files(ObjectReader& source, const Fitted& fi
   out.dir = source.required_string("dir");
   parse_limits(source, out);
   out.context = source.integer("context", fitted.context.value_or(out.context), 1, 1 << 20);
-  out.vocab = source.integer("vocab", fitted.classes.value_or(out.vocab), 2, 65536);  // uint16 ids
+  out.vocab = source.integer("vocab", fitted.vocab.value_or(out.vocab), 2, 65536);  // uint16 ids
   return out;
 }
 
@@ -205,6 +211,7 @@ nlohmann::json source_json(const data::SyntheticTokensOptions& o) {
           {"context", o.context},
           {"vocab", o.vocab},
           {"branching", o.branching},
+          {"classes", o.classes},
           {"seed", o.seed}};
 }
 
@@ -410,18 +417,19 @@ const models::ModelEntry& model_entry(ObjectReader& model, std::string& type) {
   return *entry;
 }
 
-// A reference model's task must be the data's.
+// A reference model's task must be the data's: next-token data for a language model, features otherwise.
 void check_task(const models::ModelEntry& entry, const ObjectReader& model, const data::DataOptions& data) {
-  if (entry.language_model == data.is_language_model()) return;
-  throw InputError(
-      model.path_of("type"),
-      entry.language_model
-          ? entry.name + " is a language model: it needs token data (synthetic_tokens or tokens)"
-          : entry.name + " classifies images or vectors: token data needs a language model (gpt)");
-}
-
-models::InputSpec input_of(const data::DataOptions& data) {
-  return {data.sample_shape(), data.classes(), data.is_language_model()};
+  std::string problem;
+  if (entry.language_model && !data.takes_tokens())
+    problem = " is a language model: it needs token data (synthetic_tokens or tokens)";
+  else if (entry.language_model && !data.is_language_model())
+    problem = " is a language model: it needs next-token data (synthetic_tokens without classes, or tokens)";
+  else if (!entry.language_model && data.is_language_model())
+    problem = " classifies images or vectors: token data needs a language model (gpt)";
+  else if (!entry.language_model && data.takes_tokens())
+    problem =
+        " classifies images or vectors: sequence classes need a model that takes token ids (an exported one)";
+  if (!problem.empty()) throw InputError(model.path_of("type"), entry.name + problem);
 }
 
 // The data for a model that fixes its own input (an exported program): sized to it where the config
@@ -432,7 +440,7 @@ void parse_data_for_model(ObjectReader& root, ExperimentConfig& config) {
   config.data = given ? parse_data(root.object("data"), config.seed, fitted_to(fit))
                       : synthetic_data_for(fit, config.seed);
   try {
-    config.model.spec->check_input(input_of(config.data));
+    config.model.spec->check_input(input_spec(config.data));
   } catch (const InputError& e) {
     throw e.located(given ? input_pointer(config.data) : "/data");
   }
@@ -450,7 +458,7 @@ void parse_model_and_data(ObjectReader& root, ExperimentConfig& config) {
     config.data = parse_data(root.required_object("data"), config.seed, {});
     check_task(entry, model, config.data);
     try {
-      config.model.spec = entry.read(options, input_of(config.data));
+      config.model.spec = entry.read(options, input_spec(config.data));
     } catch (const InputError& e) {
       throw e.located(input_pointer(config.data));  // the model does not fit what the data gives it
     }
@@ -521,9 +529,10 @@ nlohmann::json precision_json(const PrecisionConfig& p) {
 // them, each with the value that leaves it out.
 void leave_out_defaults(nlohmann::json& config) {
   static const std::vector<std::pair<nlohmann::json::json_pointer, nlohmann::json>> kLeftOutAt{
-      {nlohmann::json::json_pointer("/train/threads"), nullptr},       // LibTorch's default
-      {nlohmann::json::json_pointer("/precision/fidelity_seeds"), 1},  // the run's own seed only
-      {nlohmann::json::json_pointer("/profile"), nullptr},             // no profiled pass
+      {nlohmann::json::json_pointer("/train/threads"), nullptr},            // LibTorch's default
+      {nlohmann::json::json_pointer("/precision/fidelity_seeds"), 1},       // the run's own seed only
+      {nlohmann::json::json_pointer("/profile"), nullptr},                  // no profiled pass
+      {nlohmann::json::json_pointer("/data/synthetic_tokens/classes"), 0},  // next-token targets
   };
   for (const auto& [key, left_out_at] : kLeftOutAt) {
     if (config.contains(key) && config.at(key) == left_out_at)
@@ -561,6 +570,11 @@ ExperimentConfig parse_experiment_config(const nlohmann::json& document) {
   root.finish();
   check_combinations(config);
   return config;
+}
+
+models::InputSpec input_spec(const data::DataOptions& data) {
+  return {data.sample_shape(), data.classes(), data.takes_tokens(),
+          data.takes_tokens() && !data.is_language_model()};
 }
 
 void check_fits(const ExperimentConfig& config, int64_t train_samples) {

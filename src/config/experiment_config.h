@@ -95,5 +95,7 @@ void check_fits(const ExperimentConfig& config, int64_t train_samples);
 nlohmann::json read_config_file(const std::filesystem::path& path);
 // The resolved config, with every default written out: what --dry-run prints and reports record.
 nlohmann::json to_json(const ExperimentConfig& config);
+// What the data gives a model: its samples' shape, classes or vocabulary, and which kind of data it is.
+models::InputSpec input_spec(const data::DataOptions& data);
 
 }  // namespace ampbench::config

@@ -66,9 +66,7 @@ void refit_to(ExperimentConfig& config, const data::Dataset& dataset) {
   const auto options = config.model.spec->options_json();
   util::ObjectReader reader(options, "/model/options");
   try {
-    config.model.spec = models::find_model(config.model.type)
-                            ->read(reader, {config.data.sample_shape(), config.data.classes(),
-                                            config.data.is_language_model()});
+    config.model.spec = models::find_model(config.model.type)->read(reader, input_spec(config.data));
   } catch (const util::InputError& e) {
     throw e.located("/data/" + data::to_string(config.data.source()));
   }

@@ -54,16 +54,22 @@ std::vector<int64_t> DataOptions::sample_shape() const {
 }
 
 int64_t DataOptions::classes() const {
-  return std::visit(Overloaded{[](const SyntheticOptions& o) { return o.classes; },
-                               [](const SyntheticTokensOptions& o) { return o.vocab; },
-                               [](const ImageFilesOptions& o) { return o.classes; },
-                               [](const TokenFilesOptions& o) { return o.vocab; }},
-                    options);
+  return std::visit(
+      Overloaded{[](const SyntheticOptions& o) { return o.classes; },
+                 [](const SyntheticTokensOptions& o) { return o.classes > 0 ? o.classes : o.vocab; },
+                 [](const ImageFilesOptions& o) { return o.classes; },
+                 [](const TokenFilesOptions& o) { return o.vocab; }},
+      options);
+}
+
+bool DataOptions::takes_tokens() const {
+  return std::holds_alternative<SyntheticTokensOptions>(options) ||
+         std::holds_alternative<TokenFilesOptions>(options);
 }
 
 bool DataOptions::is_language_model() const {
-  return std::holds_alternative<SyntheticTokensOptions>(options) ||
-         std::holds_alternative<TokenFilesOptions>(options);
+  const auto* synthetic = std::get_if<SyntheticTokensOptions>(&options);
+  return takes_tokens() && (!synthetic || synthetic->classes == 0);
 }
 
 bool DataOptions::sizes_known() const {
@@ -74,9 +80,8 @@ bool DataOptions::sizes_known() const {
 double DataOptions::synthetic_bytes() const {
   double values = 1;  // per sample: features, or positions for tokens
   for (auto d : sample_shape()) values *= double(d);
-  // fp32 features and an int64 label; or int64 inputs and targets at every position.
-  const bool images = std::holds_alternative<SyntheticOptions>(options);
-  const double per_sample = images ? 4.0 * values + 8.0 : 16.0 * values;
+  // fp32 features or int64 token ids, and an int64 label; or int64 inputs and targets at every position.
+  const double per_sample = is_language_model() ? 16.0 * values : (takes_tokens() ? 8.0 : 4.0) * values + 8.0;
   return sizes_known() ? per_sample * (double(train_samples()) + double(val_samples())) : 0.0;
 }
 

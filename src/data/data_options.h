@@ -35,7 +35,10 @@ struct SyntheticTokensOptions {
   int64_t context = 64;
   int64_t vocab = 256;
   int64_t branching = 4;  // likely successors of each token
-  uint64_t seed = 0;      // the config's seed unless given
+  // 0: next-token targets (a language model). Otherwise one label per sequence: which of `classes` chains
+  // made it (a sequence classifier's data).
+  int64_t classes = 0;
+  uint64_t seed = 0;  // the config's seed unless given
 };
 
 // MNIST or CIFAR-10: the files' format fixes the images' shape and the classes; `shape` and `classes` are
@@ -65,9 +68,10 @@ struct DataOptions {
   int64_t train_samples() const;
   int64_t val_samples() const;
   std::vector<int64_t> sample_shape() const;  // [C, H, W], [features], or [context] for tokens
-  int64_t classes() const;                    // classes, or the vocabulary size for tokens
-  bool is_language_model() const;
-  bool sizes_known() const;  // synthetic sources: made at the asked sizes
+  int64_t classes() const;                    // classes, or the vocabulary size for next-token data
+  bool takes_tokens() const;                  // token ids, not features
+  bool is_language_model() const;             // token ids with next-token targets
+  bool sizes_known() const;                   // synthetic sources: made at the asked sizes
   // The bytes a synthetic data set holds once made (inputs and labels, both splits), 0 for file sources;
   // a double, since a config may ask for more than an int64_t counts.
   double synthetic_bytes() const;

@@ -51,26 +51,33 @@ Dataset make_synthetic_tokens(const SyntheticTokensOptions& options) {
   auto generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
   const int64_t vocab = options.vocab, context = options.context;
   const int64_t branching = std::min(options.branching, vocab);
-  // The chain first, in a fixed order: it depends on the seed only.
-  auto successors = torch::randint(vocab, {vocab, branching}, generator, torch::kInt64);
-  auto weights = torch::rand({vocab, branching}, generator, torch::kFloat32) + 0.1;
+  const int64_t chains = std::max<int64_t>(options.classes, 1);
+  // The chains first, in a fixed order: they depend on the seed only. Chain k's rows are k * vocab + token.
+  auto successors = torch::randint(vocab, {chains * vocab, branching}, generator, torch::kInt64);
+  auto weights = torch::rand({chains * vocab, branching}, generator, torch::kFloat32) + 0.1;
 
+  // Next-token data: n sequences of one chain, each target its input shifted by one. A sequence
+  // classifier's: each sequence drawn from the chain its label names.
   auto make_split = [&](int64_t n) {
+    const auto labels = options.classes > 0 ? torch::randint(chains, {n}, generator, torch::kInt64)
+                                            : torch::zeros({n}, torch::kInt64);
     auto sequences = torch::empty({n, context + 1}, torch::kInt64);
     auto current = torch::randint(vocab, {n}, generator, torch::kInt64);
     sequences.select(1, 0).copy_(current);
     for (int64_t t = 1; t <= context; ++t) {
-      auto choice = torch::multinomial(weights.index_select(0, current), 1, /*replacement=*/true, generator);
-      current = successors.index_select(0, current).gather(1, choice).squeeze(1);
+      const auto rows = labels * vocab + current;
+      auto choice = torch::multinomial(weights.index_select(0, rows), 1, /*replacement=*/true, generator);
+      current = successors.index_select(0, rows).gather(1, choice).squeeze(1);
       sequences.select(1, t).copy_(current);
     }
-    return std::make_pair(sequences.narrow(1, 0, context).clone(), sequences.narrow(1, 1, context).clone());
+    auto inputs = sequences.narrow(1, 0, context).clone();
+    return std::make_pair(inputs, options.classes > 0 ? labels : sequences.narrow(1, 1, context).clone());
   };
   Dataset dataset;
   std::tie(dataset.train_inputs, dataset.train_labels) = make_split(options.train_samples);
   std::tie(dataset.val_inputs, dataset.val_labels) = make_split(options.val_samples);
   dataset.sample_shape = {context};
-  dataset.num_classes = vocab;
+  dataset.num_classes = options.classes > 0 ? options.classes : vocab;
   return dataset;
 }
 
