@@ -3,16 +3,19 @@
 
 Usage:
   scripts/export_model.py MODEL [--out DIR] [--name NAME] [--shape C,H,W] [--classes K]
-                                [--context T] [--vocab V] [--batch B]
+                                [--context T] [--vocab V] [--sequence-classes] [--batch B]
 
 MODEL is one of:
   torchvision:NAME   a torchvision classifier (resnet18, resnet50, vit_b_16, convnext_tiny, efficientnet_b0,
                      ...), freshly initialised with --classes outputs; images of --shape (default 3,224,224)
   gpt2, llama        a transformers causal LM at a small size (2 layers, 128 wide) for --vocab tokens and a
                      --context window, returning only its logits
+  bert               a transformers BERT-style sequence classifier at the same size: token ids [N, --context]
+                     to [N, --classes] logits
   FILE.py:FACTORY    your own module: FACTORY() in FILE.py returns an nn.Module that maps a batch of
                      --shape features to [N, K] logits (--classes), or, with --context, int64 token ids
-                     [N, T] to next-token logits [N, T, V] (--vocab)
+                     [N, T] to next-token logits [N, T, V] (--vocab), or with --sequence-classes as well,
+                     token ids to [N, K] logits
 
 It writes DIR/NAME.pt2 (the program and its weights: the run's one initial state) and DIR/NAME.json, a config
 with synthetic data, which ampbench sizes to the program's input; edit its data, train and precision sections as for any
@@ -46,8 +49,9 @@ def torchvision_model(name, classes):
     return torchvision.models.get_model(name, weights=None, num_classes=classes)
 
 
-def transformers_model(name, vocab, context, dropout=None):
-    """A small GPT-2 or LLaMA; `dropout` replaces the config's dropout probabilities when given."""
+def transformers_model(name, vocab, context, dropout=None, classes=2):
+    """A small GPT-2, LLaMA or BERT classifier (of `classes`); `dropout` replaces the config's dropout
+    probabilities when given."""
     import transformers
 
     small = dict(vocab_size=vocab)
@@ -57,6 +61,13 @@ def transformers_model(name, vocab, context, dropout=None):
         if dropout is not None:
             config.resid_pdrop = config.embd_pdrop = config.attn_pdrop = dropout
         return LogitsOnly(transformers.GPT2LMHeadModel(config))
+    if name == "bert":
+        config = transformers.BertConfig(num_hidden_layers=2, num_attention_heads=4, hidden_size=128,
+                                         intermediate_size=256, max_position_embeddings=context,
+                                         num_labels=classes, **small)
+        if dropout is not None:
+            config.hidden_dropout_prob = config.attention_probs_dropout_prob = dropout
+        return LogitsOnly(transformers.BertForSequenceClassification(config))
     config = transformers.LlamaConfig(num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                                       hidden_size=128, intermediate_size=256, max_position_embeddings=context,
                                       **small)
@@ -112,30 +123,42 @@ def factory_model(spec):
     return getattr(module, factory)()
 
 
+TRANSFORMERS = ("gpt2", "llama", "bert")
+
+
+def takes_tokens(args):
+    return args.model in TRANSFORMERS or args.context is not None
+
+
 def is_language_model(args):
-    return args.model in ("gpt2", "llama") or args.context is not None
+    return takes_tokens(args) and args.model != "bert" and not args.sequence_classes
 
 
 def build(args):
     if args.model.startswith("torchvision:"):
         return torchvision_model(args.model.split(":", 1)[1], args.classes)
-    if args.model in ("gpt2", "llama"):
-        return transformers_model(args.model, args.vocab, args.context)
+    if args.model in TRANSFORMERS:
+        return transformers_model(args.model, args.vocab, args.context, classes=args.classes)
     if ":" in args.model and args.model.rpartition(":")[0].endswith(".py"):
         return factory_model(args.model)
-    sys.exit(f"export_model.py: unknown model {args.model!r} (torchvision:NAME, gpt2, llama or FILE.py:FACTORY)")
+    sys.exit(f"export_model.py: unknown model {args.model!r} (torchvision:NAME, gpt2, llama, bert or FILE.py:FACTORY)")
 
 
 def example_input(args):
-    if is_language_model(args):
+    if takes_tokens(args):
         return torch.randint(0, args.vocab, (args.batch, args.context))
     return torch.randn(args.batch, *args.shape)
 
 
 def data_section(args):
-    """Synthetic data; ampbench sizes it (shape and classes, or context and vocabulary) to the program."""
-    source = "synthetic_tokens" if is_language_model(args) else "synthetic"
-    return {source: {"train_samples": 512, "val_samples": 128}}
+    """Synthetic data; ampbench sizes it (shape and classes, or context and vocabulary or classes) to the
+    program. A sequence classifier's vocabulary is not in its logits: the data's is the one exported for."""
+    if not takes_tokens(args):
+        return {"synthetic": {"train_samples": 512, "val_samples": 128}}
+    tokens = {"train_samples": 512, "val_samples": 128}
+    if not is_language_model(args):
+        tokens["vocab"] = args.vocab
+    return {"synthetic_tokens": tokens}
 
 
 def config_for(args, archive):
@@ -161,9 +184,11 @@ def parse_arguments():
     parser.add_argument("--classes", type=int, default=1000)
     parser.add_argument("--context", type=int)
     parser.add_argument("--vocab", type=int, default=1024)
+    parser.add_argument("--sequence-classes", action="store_true",
+                        help="FILE.py:FACTORY with --context: the module maps token ids to [N, --classes] logits")
     parser.add_argument("--batch", type=int, default=4, help="the example batch the program is traced with")
     args = parser.parse_args()
-    if args.model in ("gpt2", "llama") and args.context is None:
+    if args.model in TRANSFORMERS and args.context is None:
         args.context = 64
     args.name = args.name or args.model.rpartition(":")[2].replace("/", "_")
     return args

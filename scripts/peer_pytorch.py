@@ -63,6 +63,8 @@ def synthetic_images(d):
 
 
 def synthetic_tokens(d):
+    if d.get("classes", 0):
+        refuse("peer_pytorch.py: synthetic_tokens with classes (a sequence classifier's data) is not made here yet")
     g = torch.Generator().manual_seed(d["seed"])
     vocab, context = d["vocab"], d["context"]
     branching = min(d["branching"], vocab)

@@ -234,4 +234,34 @@ TEST_F(ExportParity, AModuleWithDropoutAndBatchNormExportedByTheScriptTrainsInEv
   }
 }
 
+// A BERT-style sequence classifier from export_model.py: token ids to one label per sequence, trained on the
+// synthetic sequence classes the config it writes names, sized to the program (context, classes).
+TEST_F(ExportParity, ABertClassifierExportedByTheScriptTrainsOnSequenceClassesInEveryMode) {
+  if (!python_has("transformers"))
+    GTEST_SKIP() << ampbench::testing::oracle_python() << " has no transformers to export with";
+  const std::string command = ampbench::testing::oracle_python() + " " + ampbench::testing::source_dir() +
+                              "/scripts/export_model.py bert --classes 3 --context 16 --vocab 64 --out " +
+                              (dir_ / "exported").string() + " > " + (dir_ / "export.log").string() + " 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << ampbench::testing::read_file(dir_ / "export.log");
+  auto config = json::parse(ampbench::testing::read_file(dir_ / "exported" / "bert.json"));
+  config["data"]["synthetic_tokens"]["train_samples"] = 64;
+  config["data"]["synthetic_tokens"]["val_samples"] = 32;
+  config["train"]["epochs"] = 1;
+  const auto result = run("--config " + write_config(config).string() + " --modes fp32 fp16 bf16 --out " +
+                          (dir_ / "out").string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto report = json::parse(ampbench::testing::read_file(run_folders().front() / "report.json"));
+  const auto& data = report.at("config").at("data").at("synthetic_tokens");
+  EXPECT_EQ(data.at("classes"), 3);  // the program's logits
+  EXPECT_EQ(data.at("context"), 16);
+  EXPECT_EQ(data.at("vocab"), 64);
+  ASSERT_EQ(report.at("summary").size(), 3u);
+  for (const auto& mode : report.at("summary")) {
+    EXPECT_TRUE(mode.at("val_loss").is_number()) << mode.dump();
+    EXPECT_LT(mode.at("val_loss").get<double>(), 5) << mode.dump();
+    EXPECT_TRUE(mode.at("val_perplexity").is_null()) << mode.dump();  // a classifier's: no perplexity
+    EXPECT_TRUE(mode.at("val_accuracy").is_number()) << mode.dump();
+  }
+}
+
 }  // namespace
