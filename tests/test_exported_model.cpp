@@ -283,30 +283,27 @@ TEST_F(ExportedModel, NestedGraphsRunUnderTheirGradModeAndAutocastAndDevicesAreT
                 {"m"})};
   const json autocast_body = {
       node_json(kLinear, {{"input", tensor_argument("a")}, {"weight", tensor_argument("v")}}, {"lin"})};
+  // linear(x, fc.weight) in a region of autocast on `device` (as the program names it), to `output`.
+  auto autocast_region = [&](const std::string& device, const json& dtype, bool enabled,
+                             const std::string& output) {
+    return node_json("torch.ops.higher_order.wrap_with_autocast",
+                     {{"", {{"as_string", device}}},
+                      {"", dtype},
+                      {"", {{"as_bool", enabled}}},
+                      {"", {{"as_bool", false}}},
+                      {"", nested_graph({"a", "v"}, autocast_body, "lin")},
+                      {"", tensor_argument("x")},
+                      {"", tensor_argument("p_fc_weight")}},
+                     {output});
+  };
   graph["nodes"] = {
       node_json("torch.ops.higher_order.wrap_with_set_grad_enabled",
                 {{"", {{"as_bool", false}}},
                  {"", nested_graph({"w"}, no_grad_body, "m")},
                  {"", tensor_argument("p_fc_weight")}},
                 {"frozen"}),
-      node_json("torch.ops.higher_order.wrap_with_autocast",
-                {{"", {{"as_string", "cpu"}}},
-                 {"", {{"as_scalar_type", 13}}},
-                 {"", {{"as_bool", true}}},
-                 {"", {{"as_bool", false}}},
-                 {"", nested_graph({"a", "v"}, autocast_body, "lin")},
-                 {"", tensor_argument("x")},
-                 {"", tensor_argument("p_fc_weight")}},
-                {"lowp"}),
-      node_json("torch.ops.higher_order.wrap_with_autocast",
-                {{"", {{"as_string", "cuda"}}},
-                 {"", {{"as_none", true}}},
-                 {"", {{"as_bool", false}}},
-                 {"", {{"as_bool", false}}},
-                 {"", nested_graph({"a", "v"}, autocast_body, "lin")},
-                 {"", tensor_argument("x")},
-                 {"", tensor_argument("p_fc_weight")}},
-                {"full"}),
+      autocast_region("cpu", {{"as_scalar_type", 13}}, true, "lowp"),
+      autocast_region("cuda", {{"as_none", true}}, false, "full"),
       node_json("torch.ops.aten.to.dtype",
                 {{"self", tensor_argument("lowp")}, {"dtype", {{"as_scalar_type", 7}}}}, {"wide"}),
       node_json("torch.ops.aten.ones.default",

@@ -407,6 +407,7 @@ nlohmann::json peak_tflops_json(const std::map<amp::PrecisionMode, double>& peak
   return out;
 }
 
+// The registry entry of "model"'s type, which it also writes into `type`.
 const models::ModelEntry& model_entry(ObjectReader& model, std::string& type) {
   type = model.required_string("type");
   const auto* entry = models::find_model(type);
