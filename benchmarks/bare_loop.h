@@ -44,6 +44,46 @@ inline BareEpoch bare_epoch(const train::TrainerOptions& options, const data::Da
           step.steps_per_epoch() - warmup};
 }
 
+// One model training on from where its last block ended, so that two models can alternate in blocks of a
+// few steps: on a shared machine whose speed drifts over seconds, blocks that short see the same machine,
+// where whole epochs side by side do not. Batches come in the epoch's order, round and round.
+class SteppedLoop {
+ public:
+  // Builds the step and runs the config's warm-up steps, untimed.
+  SteppedLoop(const train::TrainerOptions& options, const data::Dataset& dataset, const torch::Device& device,
+              amp::PrecisionMode mode, models::Network& model)
+      : step_(options, mode, model, dataset, device),
+        order_(data::epoch_order(options.seed, 1, dataset.train_size())),
+        device_(device) {
+    if (dataset.staged) order_ = order_.to(device);
+    model.train();
+    step_.zero_grad();
+    run(options.train.warmup_steps);
+    measure::synchronize(device_);
+  }
+
+  // The wall seconds of the next `steps` steps, the device synchronised at both ends.
+  double time_steps(int64_t steps) {
+    measure::synchronize(device_);
+    const auto start = std::chrono::steady_clock::now();
+    run(steps);
+    measure::synchronize(device_);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+ private:
+  void run(int64_t steps) {
+    for (int64_t n = 0; n < steps; ++n, next_ = (next_ + 1) % step_.steps_per_epoch()) {
+      if (step_.backward_and_step(step_.loss(order_, next_), next_)) step_.zero_grad();
+    }
+  }
+
+  train::TrainingStep step_;
+  torch::Tensor order_;
+  torch::Device device_;
+  int64_t next_ = 0;
+};
+
 // Where the figures come from, as every ampbench report says it.
 inline void print_environment(const measure::Environment& env) {
   std::printf("- ampbench %s (%s build, %s); LibTorch %s\n", env.git_commit.c_str(), env.build_type.c_str(),

@@ -1,13 +1,13 @@
 // What running a torch.export program node by node costs against the same model built natively: per
-// mode, one epoch of the bare training loop with each, from the same weights (the archive's, copied into
-// the native model by name) on the same batches, alternated round by round with the order flipped every
-// round, so that drift and warm caches favour neither.
+// mode, the exported model and the native one (the archive's weights copied into it by name) train side by
+// side on the same batches, alternating in blocks of a few steps, each round's four blocks in the order
+// native, exported, exported, native, so that the machine's drift and the blocks' order favour neither.
 //
 // Usage: graph_runner_overhead --native CONFIG --exported CONFIG [--modes fp32,bf16] [--rounds N]
-//                              [--train-samples N]
+//                              [--block-steps N] [--train-samples N]
 // The two configs may differ only in their name and model. The native model must hold the exported one's
 // parameters and buffers under the same names (ampbench's resnet18 and torchvision's, exported by
-// scripts/export_model.py, do). Prints a Markdown table: median epoch seconds of each; the graph runner's
+// scripts/export_model.py, do). Prints a Markdown table: the median step time of each; the graph runner's
 // cost as the median of the rounds' paired ratios with a 95 % bootstrap interval and their range; the same
 // as time per step; and a verdict against the 3 % goal.
 #include <iostream>
@@ -23,7 +23,6 @@
 #include "config/resolve.h"
 #include "measure/host_malloc.h"
 #include "measure/statistics.h"
-#include "train/model_state.h"
 
 #include "bare_loop.h"
 
@@ -36,7 +35,8 @@ constexpr double kGoal = 0.03;  // the graph runner may cost at most 3 % per ste
 struct Arguments {
   std::string native_path, exported_path;
   std::vector<std::string> modes;
-  int rounds = 10;
+  int rounds = 200;
+  int64_t block_steps = 4;
   std::optional<int64_t> train_samples;
 };
 
@@ -48,7 +48,11 @@ void add_options(CLI::App& app, Arguments& args) {
       ->required()
       ->check(CLI::ExistingFile);
   app.add_option("--modes", args.modes, "precision modes (default: the configs')")->delimiter(',');
-  app.add_option("--rounds", args.rounds, "alternating rounds per mode")->check(CLI::Range(2, 1000));
+  app.add_option("--rounds", args.rounds, "alternating rounds per mode (default 200)")
+      ->check(CLI::Range(2, 100000));
+  app.add_option("--block-steps", args.block_steps,
+                 "steps per block, two blocks of each model a round (default 4)")
+      ->check(CLI::Range(1, 100000));
   app.add_option("--train-samples", args.train_samples, "training samples per epoch (default: the configs')")
       ->check(CLI::PositiveNumber);
 }
@@ -79,8 +83,8 @@ std::pair<config::ExperimentConfig, config::ExperimentConfig> read_configs(const
   return {std::move(native), std::move(exported)};
 }
 
-// The native model's state from the exported one's, by name.
-train::ModelState native_state(const models::Network& exported, models::Network& native) {
+// The exported model's parameters and buffers copied into the native one, by name.
+void copy_state_by_name(const models::Network& exported, models::Network& native) {
   torch::NoGradGuard no_grad;
   auto parameters = exported.named_parameters();
   auto buffers = exported.named_buffers();
@@ -93,40 +97,40 @@ train::ModelState native_state(const models::Network& exported, models::Network&
       item.value().copy_(*source);
     }
   }
-  return train::ModelState::capture(native);
 }
 
 benchmarks::PairedRounds run_rounds(const config::ExperimentConfig& native,
                                     const config::ExperimentConfig& exported, const data::Dataset& dataset,
-                                    const torch::Device& device, amp::PrecisionMode mode, int rounds) {
+                                    const torch::Device& device, amp::PrecisionMode mode,
+                                    const Arguments& args) {
   torch::manual_seed(native.seed);
   auto exported_model = exported.model.spec->build();
-  const auto exported_state = train::ModelState::capture(*exported_model);
-  const auto initial = native_state(*exported_model, *native.model.spec->build());
+  auto native_model = native.model.spec->build();
+  copy_state_by_name(*exported_model, *native_model);
+  exported_model->to(device);
+  native_model->to(device);
   const auto options = train::TrainerOptions::from(native);
+  benchmarks::SteppedLoop native_loop(options, dataset, device, mode, *native_model);
+  benchmarks::SteppedLoop exported_loop(options, dataset, device, mode, *exported_model);
   benchmarks::PairedRounds out;  // native the base
-  auto epoch = [&](const config::ExperimentConfig& config, const train::ModelState& state) {
-    auto model = config.model.spec->build();
-    state.restore_into(*model);
-    model->to(device);
-    const auto timed = benchmarks::bare_epoch(options, dataset, device, mode, *model);
-    out.timed_steps = timed.timed_steps;
-    return timed.seconds;
-  };
-  for (int round = 0; round < rounds; ++round) {
-    double base = 0, other = 0;
-    if (round % 2 == 0) base = epoch(native, initial);
-    other = epoch(exported, exported_state);
-    if (round % 2 == 1) base = epoch(native, initial);
+  out.timed_steps = 2 * args.block_steps;
+  for (int round = 0; round < args.rounds; ++round) {
+    // native, exported, exported, native: the slot order and a drift within the round cancel in its ratio
+    double base = native_loop.time_steps(args.block_steps);
+    double other = exported_loop.time_steps(args.block_steps);
+    other += exported_loop.time_steps(args.block_steps);
+    base += native_loop.time_steps(args.block_steps);
     out.add(base, other);
   }
   return out;
 }
 
 void print_row(amp::PrecisionMode mode, const benchmarks::PairedRounds& r) {
-  std::printf("| %s | %.2f | %.3f | %.3f | %s |\n", std::string(amp::to_string(mode)).c_str(),
-              1e3 * *measure::median(r.base) / double(r.timed_steps), *measure::median(r.base),
-              *measure::median(r.other), benchmarks::paired_cells(r, kGoal, 1e3, "ms", 3).c_str());
+  const auto per_step = [&](const std::vector<double>& seconds) {
+    return 1e3 * *measure::median(seconds) / double(r.timed_steps);
+  };
+  std::printf("| %s | %.2f | %.2f | %s |\n", std::string(amp::to_string(mode)).c_str(), per_step(r.base),
+              per_step(r.other), benchmarks::paired_cells(r, kGoal, 1e3, "ms", 3).c_str());
 }
 
 }  // namespace
@@ -153,15 +157,16 @@ int main(int argc, char** argv) {
   }
   benchmarks::print_environment(measure::capture_environment(device, config::to_json(native), native.seed));
   std::printf(
-      "| mode | native step (ms) | native epoch (s) | exported epoch (s) | cost [95%% CI] | range over %d "
-      "rounds | per step [95%% CI] | goal <= 3%% |\n",
-      args.rounds);
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---|\n");
+      "| mode | native step (ms) | exported step (ms) | cost [95%% CI] | range over %d rounds of %lld steps "
+      "| "
+      "per step [95%% CI] | goal <= 3%% |\n",
+      args.rounds, static_cast<long long>(args.block_steps));
+  std::printf("|---|---:|---:|---:|---:|---:|---|\n");
   try {
     for (auto mode : native.precision.modes) {
       if (amp::check_mode_support(mode, device.type(), std::nullopt).skip_reason) continue;
       amp::MathSettingsScope math(amp::settings_for(mode, device.type(), native.train.cudnn_benchmark));
-      print_row(mode, run_rounds(native, exported, dataset, device, mode, args.rounds));
+      print_row(mode, run_rounds(native, exported, dataset, device, mode, args));
     }
   } catch (const util::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
