@@ -157,9 +157,8 @@ int main(int argc, char** argv) {
   }
   benchmarks::print_environment(measure::capture_environment(device, config::to_json(native), native.seed));
   std::printf(
-      "| mode | native step (ms) | exported step (ms) | cost [95%% CI] | range over %d rounds of %lld steps "
-      "| "
-      "per step [95%% CI] | goal <= 3%% |\n",
+      "| mode | native step (ms) | exported step (ms) | cost [95%% CI] | range over %d rounds "
+      "(blocks of %lld steps) | per step [95%% CI] | goal <= 3%% |\n",
       args.rounds, static_cast<long long>(args.block_steps));
   std::printf("|---|---:|---:|---:|---:|---:|---|\n");
   try {
