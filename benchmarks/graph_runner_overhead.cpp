@@ -83,20 +83,34 @@ std::pair<config::ExperimentConfig, config::ExperimentConfig> read_configs(const
   return {std::move(native), std::move(exported)};
 }
 
-// The exported model's parameters and buffers copied into the native one, by name.
+using TensorDict = torch::OrderedDict<std::string, torch::Tensor>;
+
+// `to`'s tensors set from `from`'s of the same names; `kind` ("parameter", "buffer") names them in a refusal.
+void copy_named(const TensorDict& from, const TensorDict& to, const std::string& kind) {
+  for (const auto& item : from) {
+    if (!to.contains(item.key()))
+      throw util::InputError("the native model has no " + kind + " \"" + item.key() +
+                             "\" of the exported one's");
+  }
+  for (const auto& item : to) {
+    const auto* source = from.find(item.key());
+    if (!source)
+      throw util::InputError("the exported model has no " + kind + " \"" + item.key() +
+                             "\" for the native one");
+    if (source->sizes() != item.value().sizes())
+      throw util::InputError("the " + kind + " \"" + item.key() + "\" is " + c10::str(source->sizes()) +
+                             " in the exported model and " + c10::str(item.value().sizes()) +
+                             " in the native one");
+    item.value().copy_(*source);
+  }
+}
+
+// The exported model's parameters and buffers copied into the native one, by name: InputError unless the
+// two hold the same names at the same shapes.
 void copy_state_by_name(const models::Network& exported, models::Network& native) {
   torch::NoGradGuard no_grad;
-  auto parameters = exported.named_parameters();
-  auto buffers = exported.named_buffers();
-  for (auto* pairs : {&parameters, &buffers}) {
-    const auto& targets = pairs == &parameters ? native.named_parameters() : native.named_buffers();
-    for (const auto& item : targets) {
-      const auto* source = pairs->find(item.key());
-      if (!source)
-        throw util::InputError("the exported model has no \"" + item.key() + "\" for the native one");
-      item.value().copy_(*source);
-    }
-  }
+  copy_named(exported.named_parameters(), native.named_parameters(), "parameter");
+  copy_named(exported.named_buffers(), native.named_buffers(), "buffer");
 }
 
 benchmarks::PairedRounds run_rounds(const config::ExperimentConfig& native,
@@ -151,6 +165,8 @@ int main(int argc, char** argv) {
     dataset = config::load_data(native, device);
     native = config::fitted_to(std::move(native), dataset, device);
     exported = config::fitted_to(std::move(exported), dataset, device);
+    // refused here, before the table
+    copy_state_by_name(*exported.model.spec->build(), *native.model.spec->build());
   } catch (const util::InputError& e) {
     std::cerr << "config error: " << e.what() << "\n";
     return app::kExitUsage;

@@ -82,8 +82,13 @@ class Cli : public TempDirTest {
 
   // `shell_prefix` runs before ampbench in the same shell, e.g. to set a limit for it alone.
   Result run(const std::string& args, const std::string& shell_prefix = "") {
+    return run_binary(ampbench_binary(), args, shell_prefix);
+  }
+  // `binary` with `args`, as `run` runs ampbench.
+  Result run_binary(const std::string& binary, const std::string& args,
+                    const std::string& shell_prefix = "") {
     auto err_path = dir_ / "stderr.txt";
-    std::string command = shell_prefix + ampbench_binary() + " " + args + " 2>" + err_path.string();
+    std::string command = shell_prefix + binary + " " + args + " 2>" + err_path.string();
     FILE* pipe = popen(command.c_str(), "r");
     std::string out;
     char buffer[4096];
