@@ -1,7 +1,7 @@
 #pragma once
 
-// What the benchmarks share: one epoch of the training work and nothing else, and the environment line
-// every record starts with.
+// What the benchmarks share: the training work and nothing else, by the epoch or in blocks of steps, and
+// the environment line every record starts with.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -21,32 +21,10 @@ struct BareEpoch {
   int64_t timed_steps = 0;
 };
 
-// The training work of one epoch and nothing else: the Trainer's own TrainingStep, timed like the
-// Trainer (device synchronised at both ends, the warm-up steps outside), without its measuring.
-inline BareEpoch bare_epoch(const train::TrainerOptions& options, const data::Dataset& dataset,
-                            const torch::Device& device, amp::PrecisionMode mode, models::Network& model) {
-  train::TrainingStep step(options, mode, model, dataset, device);
-  // Batches are cut where the data lives, as the Trainer cuts them.
-  auto order = data::epoch_order(options.seed, 1, dataset.train_size());
-  if (dataset.staged) order = order.to(device);
-  model.train();
-  step.zero_grad();
-  auto run = [&](int64_t i) {
-    if (step.backward_and_step(step.loss(order, i), i)) step.zero_grad();
-  };
-  const int64_t warmup = options.train.warmup_steps;
-  for (int64_t i = 0; i < warmup; ++i) run(i);
-  measure::synchronize(device);
-  const auto start = std::chrono::steady_clock::now();
-  for (int64_t i = warmup; i < step.steps_per_epoch(); ++i) run(i);
-  measure::synchronize(device);
-  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-          step.steps_per_epoch() - warmup};
-}
-
-// One model training on from where its last block ended, so that two models can alternate in blocks of a
-// few steps: on a shared machine whose speed drifts over seconds, blocks that short see the same machine,
-// where whole epochs side by side do not. Batches come in the epoch's order, round and round.
+// One model training on from where its last block of steps ended, so that two models can alternate in
+// blocks of a few steps: on a shared machine whose speed drifts over seconds, blocks that short see the
+// same machine, where whole epochs side by side do not. Batches come in the epoch's order, cut where the
+// data lives as the Trainer cuts them, round and round.
 class SteppedLoop {
  public:
   // Builds the step and runs the config's warm-up steps, untimed.
@@ -61,6 +39,8 @@ class SteppedLoop {
     run(options.train.warmup_steps);
     measure::synchronize(device_);
   }
+
+  int64_t steps_per_epoch() const { return step_.steps_per_epoch(); }
 
   // The wall seconds of the next `steps` steps, the device synchronised at both ends.
   double time_steps(int64_t steps) {
@@ -83,6 +63,15 @@ class SteppedLoop {
   torch::Device device_;
   int64_t next_ = 0;
 };
+
+// The training work of one epoch and nothing else: the Trainer's own TrainingStep, timed like the
+// Trainer (device synchronised at both ends, the warm-up steps outside), without its measuring.
+inline BareEpoch bare_epoch(const train::TrainerOptions& options, const data::Dataset& dataset,
+                            const torch::Device& device, amp::PrecisionMode mode, models::Network& model) {
+  SteppedLoop loop(options, dataset, device, mode, model);
+  const int64_t timed_steps = loop.steps_per_epoch() - options.train.warmup_steps;
+  return {loop.time_steps(timed_steps), timed_steps};
+}
 
 // Where the figures come from, as every ampbench report says it.
 inline void print_environment(const measure::Environment& env) {
