@@ -5,11 +5,11 @@
 //
 // Usage: graph_runner_overhead --native CONFIG --exported CONFIG [--modes fp32,bf16] [--rounds N]
 //                              [--block-steps N] [--train-samples N]
-// The two configs may differ only in their name and model. The native model must hold the exported one's
-// parameters and buffers under the same names (ampbench's resnet18 and torchvision's, exported by
-// scripts/export_model.py, do). Prints a Markdown table: the median step time of each; the graph runner's
-// cost as the median of the rounds' paired ratios with a 95 % bootstrap interval and their range; the same
-// as time per step; and a verdict against the 3 % goal.
+// The two configs may differ only in their name and model. The two models must hold the same parameters
+// and buffers by name and shape (ampbench's resnet18 and torchvision's, exported by scripts/export_model.py,
+// do); anything else is refused in one line before the table. Prints a Markdown table: the median step time
+// of each; the graph runner's cost as the median of the rounds' paired ratios with a 95 % bootstrap interval
+// and their range; the same as time per step; and a verdict against the 3 % goal.
 #include <iostream>
 
 #include <spdlog/spdlog.h>
