@@ -65,7 +65,8 @@ class GraphRunnerOverhead : public Cli {
                       "--native " + native.string() + " --exported " + exported.string() + " " + args);
   }
 
-  void expect_refused(const Result& result, const std::string& expected) {
+  // A refusal: exit 2, `expected` in its one line on stderr, nothing on stdout.
+  void expect_refusal(const Result& result, const std::string& expected) {
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
     EXPECT_EQ(line_count(result.err), 1u) << result.err;
@@ -90,14 +91,14 @@ TEST_F(GraphRunnerOverhead, PrintsTheEnvironmentAndARowPerModeWithItsIntervalAnd
 
 TEST_F(GraphRunnerOverhead, RefusesModelsWhoseStatesDifferAndConfigsThatDifferBeyondTheModel) {
   plant_mlp(dir_ / "renamed.pt2", "fc1");
-  expect_refused(pair(dir_ / "renamed.pt2"), "the native model has no parameter \"fc1.weight\"");
+  expect_refusal(pair(dir_ / "renamed.pt2"), "the native model has no parameter \"fc1.weight\"");
   plant_mlp(dir_ / "wider.pt2", "layers.0", 2 * kWidth);
-  expect_refused(pair(dir_ / "wider.pt2"),
+  expect_refusal(pair(dir_ / "wider.pt2"),
                  "the parameter \"layers.0.weight\" is [16, 4] in the exported model");
   plant_mlp(dir_ / "mlp.pt2");
-  expect_refused(pair(dir_ / "mlp.pt2", "", [](json& c) { c["train"]["batch_size"] = 4; }),
+  expect_refusal(pair(dir_ / "mlp.pt2", "", [](json& c) { c["train"]["batch_size"] = 4; }),
                  "in more than its name and model");
-  expect_refused(pair(dir_ / "mlp.pt2", "--rounds 1"), "--rounds");
+  expect_refusal(pair(dir_ / "mlp.pt2", "--rounds 1"), "--rounds");
 }
 
 }  // namespace
