@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Fails when a source file includes a header of a higher layer (docs/ARCHITECTURE.md).
+"""Fails when a source file includes a header of a higher layer, or of a room beside its own
+(docs/ARCHITECTURE.md).
 
-The layers, lowest first: each may include its own headers and those of the layers below it.
+The layers, lowest first: each may include its own headers and those of the layers below it. Rooms that
+share a layer (run and compare; sweep and max_batch) stand side by side and include none of each other.
 benchmarks/ are programs on the library and app/ (any layer but cli/); tests/ may include anything.
 
 Usage: check_layers.py [ROOT]   (default: the repository this script is in)
@@ -10,8 +12,10 @@ import pathlib
 import re
 import sys
 
-LAYERS = ["util", "measure", "profile", "optim", "amp", "data", "models", "config", "train", "report", "api", "app", "cli"]
-RANK = {name: rank for rank, name in enumerate(LAYERS)}
+LAYERS = [["util"], ["measure"], ["optim"], ["amp"], ["profile"], ["data"], ["models"], ["config"], ["train"],
+          ["report"], ["run", "compare"], ["sweep", "max_batch"], ["app"], ["cli"]]
+RANK = {name: rank for rank, rooms in enumerate(LAYERS) for name in rooms}
+SHOWN = " <- ".join(" | ".join(rooms) for rooms in LAYERS)
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/[^"]+"', re.MULTILINE)
 
 
@@ -38,9 +42,13 @@ def violations(root):
         allowed = RANK["cli"] - 1 if layer == "program" else RANK[layer]
         for match in INCLUDE.finditer(path.read_text()):
             target = match.group(1)
-            if target in RANK and RANK[target] > allowed:
-                line = path.read_text()[: match.start()].count("\n") + 1
+            if target not in RANK or target == layer:
+                continue
+            line = path.read_text()[: match.start()].count("\n") + 1
+            if RANK[target] > allowed:
                 found.append(f"{path.relative_to(root)}:{line}: {layer} includes {target}/, a higher layer")
+            elif layer != "program" and RANK[target] == RANK[layer]:
+                found.append(f"{path.relative_to(root)}:{line}: {layer} includes {target}/, a room beside it")
     return found
 
 
@@ -50,9 +58,9 @@ def main():
     for line in found:
         print(line)
     if found:
-        print(f"{len(found)} upward include(s); the layers, lowest first: {' <- '.join(LAYERS)}")
+        print(f"{len(found)} upward or sideways include(s); the layers, lowest first: {SHOWN}")
         return 1
-    print(f"layers: no upward include ({' <- '.join(LAYERS)})")
+    print(f"layers: no upward or sideways include ({SHOWN})")
     return 0
 
 

@@ -15,13 +15,13 @@
 
 #include "build_paths.h"
 #include "data_files.h"
+#include "max_batch/max_batch_render.h"
 #include "measure/cpu_features.h"
 #include "measure/environment.h"
 #include "read_file.h"
 #include "report/csv_report.h"
-#include "report/max_batch_render.h"
 #include "report/report.h"
-#include "report/sweep_render.h"
+#include "sweep/sweep_render.h"
 #include "temp_dir_test.h"
 
 namespace ampbench::testing {
@@ -48,10 +48,10 @@ inline std::vector<fs::path> reports_under(const fs::path& dir) {
     if (report && doc.is_object() && doc.value("schema_version", 0) == report::kSchemaVersion)
       out.push_back(it->path());
     if (it->path().filename() == "sweep.json" && doc.is_object() &&
-        doc.value("sweep_schema_version", 0) == report::kSweepSchemaVersion)
+        doc.value("sweep_schema_version", 0) == sweep::kSweepSchemaVersion)
       out.push_back(it->path());
     if (it->path().filename() == "max_batch.json" && doc.is_object() &&
-        doc.value("max_batch_schema_version", 0) == report::kMaxBatchSchemaVersion)
+        doc.value("max_batch_schema_version", 0) == max_batch::kMaxBatchSchemaVersion)
       out.push_back(it->path());
   }
   return out;

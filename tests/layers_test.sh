@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
 # The layering check passes on the tree and fails, naming the file, when a lower layer includes a higher
-# one: planted here in a copy of the tree.
+# one or a room includes the room beside it: each planted here in a copy of the tree.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 "$root/scripts/check_layers.py" "$root"
-cp -r "$root/src" "$root/models" "$root/benchmarks" "$tmp/"
-sed -i '0,/#include "amp\/precision_mode.h"/s//#include "amp\/precision_mode.h"\n#include "report\/report.h"/' \
-  "$tmp/src/amp/peak_flops.h"
-grep -q '"report/report.h"' "$tmp/src/amp/peak_flops.h" || { echo "could not plant the include"; exit 1; }
-if out=$(python3 "$root/scripts/check_layers.py" "$tmp"); then
-  echo "an upward include passed the check:"; echo "$out"; exit 1
-fi
-grep -q '^src/amp/peak_flops.h:[0-9]*: amp includes report/, a higher layer$' <<<"$out" || { echo "$out"; exit 1; }
-echo "planted upward include caught: $(head -1 <<<"$out")"
+
+# Plants `#include "INCLUDE"` after FILE's first include of ANCHOR in a fresh copy; the check must fail
+# with EXPECTED as one of its lines.
+expect_caught() {
+  local file=$1 anchor=$2 include=$3 expected=$4
+  rm -rf "$tmp"/*
+  cp -r "$root/src" "$root/models" "$root/benchmarks" "$tmp/"
+  sed -i "0,/#include \"${anchor//\//\\/}\"/s//#include \"${anchor//\//\\/}\"\n#include \"${include//\//\\/}\"/" "$tmp/$file"
+  grep -q "\"$include\"" "$tmp/$file" || { echo "could not plant the include in $file"; exit 1; }
+  local found
+  if found=$(python3 "$root/scripts/check_layers.py" "$tmp"); then
+    echo "a planted include passed the check:"; echo "$found"; exit 1
+  fi
+  grep -qE "^$expected\$" <<<"$found" || { echo "$found"; exit 1; }
+  echo "planted include caught: $(head -1 <<<"$found")"
+}
+
+expect_caught src/amp/peak_flops.h amp/precision_mode.h report/report.h \
+  'src/amp/peak_flops.h:[0-9]+: amp includes report/, a higher layer'
+expect_caught src/sweep/sweep_config.cpp sweep/sweep_config.h max_batch/batch_search.h \
+  'src/sweep/sweep_config.cpp:[0-9]+: sweep includes max_batch/, a room beside it'

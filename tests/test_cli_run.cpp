@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_fixture.h"
+#include "profile/profile_csv.h"
 
 namespace fs = std::filesystem;
 using namespace ampbench::testing;
@@ -238,7 +239,7 @@ TEST_F(Cli, ProfileWritesWhereTheTimeWentAndATracePerMode) {
   }
   EXPECT_EQ(report["profiles"][0]["trace_file"], "trace-fp32.json");
   const auto csv = read_file(folder / "profile.csv");
-  EXPECT_EQ(csv.substr(0, csv.find('\n')), ampbench::report::profile_csv_columns());
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), ampbench::profile::profile_csv_columns());
   EXPECT_NE(csv.find("bf16,step,"), std::string::npos);
   EXPECT_NE(read_file(folder / "report.md").find("**Where the time went**"), std::string::npos);
 }

@@ -8,18 +8,18 @@
 #include <fstream>
 #include <functional>
 
-#include "api/compare.h"
 #include "app/exit_codes.h"
 #include "build_paths.h"
-#include "report/compare.h"
-#include "report/compare_render.h"
+#include "compare/compare.h"
+#include "compare/compare_render.h"
+#include "compare/run_compare.h"
 #include "report/report.h"
 
 namespace {
 
-using ampbench::report::ChangeVerdict;
-using ampbench::report::compare_reports;
-using ampbench::report::Comparison;
+using ampbench::compare::ChangeVerdict;
+using ampbench::compare::compare_reports;
+using ampbench::compare::Comparison;
 using ampbench::report::kSchemaVersion;
 using nlohmann::json;
 
@@ -81,12 +81,12 @@ json report_doc(int schema, const std::vector<ModeSpec>& modes, const std::strin
 
 Comparison compare(const json& base, const json& next) { return compare_reports(base, next, {}, false); }
 
-const ampbench::report::ModeComparison& mode_of(const Comparison& c, const std::string& mode) {
+const ampbench::compare::ModeComparison& mode_of(const Comparison& c, const std::string& mode) {
   return *std::find_if(c.modes.begin(), c.modes.end(), [&](const auto& m) { return m.mode == mode; });
 }
 
 int exit_code(const Comparison& c) {
-  ampbench::api::CompareOutcome outcome;
+  ampbench::compare::CompareOutcome outcome;
   outcome.comparison = c;
   return ampbench::app::exit_code_for(outcome);
 }
@@ -242,11 +242,11 @@ TEST(Compare, EveryFormatNamesEachVerdictAlike) {
   auto next = report_doc(kSchemaVersion,
                          {{"fp32", {50, 51, 49, 50, 52}}, {"bf16", {50}}, {"fp16", {90, 50, 135, 70, 115}}});
   const auto c = compare(base, next);
-  const auto doc = ampbench::report::comparison_to_json(c);
-  const auto console = ampbench::report::comparison_to_console(c);
-  const auto markdown = ampbench::report::comparison_to_markdown(c);
+  const auto doc = ampbench::compare::comparison_to_json(c);
+  const auto console = ampbench::compare::comparison_to_console(c);
+  const auto markdown = ampbench::compare::comparison_to_markdown(c);
   EXPECT_EQ(doc["verdict"], "regression");
-  EXPECT_EQ(doc["compare_schema_version"], ampbench::report::kCompareSchemaVersion);
+  EXPECT_EQ(doc["compare_schema_version"], ampbench::compare::kCompareSchemaVersion);
   const std::map<std::string, std::string> expected{
       {"fp32", "regression"}, {"bf16", "unjudged"}, {"fp16", "within_noise"}};
   for (const auto& m : doc["modes"]) {
@@ -328,7 +328,7 @@ TEST(Compare, FuzzCorpusNeverCrashes) {
           EXPECT_EQ(change->verdict, ChangeVerdict::ok) << mode.mode;
         }
       }
-      ampbench::report::comparison_to_markdown(comparison);
+      ampbench::compare::comparison_to_markdown(comparison);
     } catch (const ampbench::util::InputError&) {
     }
     ++count;

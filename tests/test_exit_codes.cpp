@@ -1,9 +1,9 @@
 // Which exit code an outcome calls for, and in which order the causes count.
 #include <gtest/gtest.h>
 
-#include "api/benchmark.h"
-#include "api/max_batch.h"
 #include "app/exit_codes.h"
+#include "max_batch/run_max_batch.h"
+#include "run/benchmark.h"
 
 namespace {
 
@@ -23,14 +23,14 @@ struct Causes {
        nothing_measured = false, gate_failed = false, profile_failed = false;
 };
 
-api::Outcome outcome_with(const Causes& c) {
-  api::Outcome o;
+run::Outcome outcome_with(const Causes& c) {
+  run::Outcome o;
   if (c.write_failed) o.write_failure = "cannot write report.json";
   if (c.stopped) o.report.measured.stopped_by = "SIGINT";
   if (c.trial_failed) o.report.measured.trials.push_back(trial(TrialStatus::failed));
   if (c.fidelity_failed) o.report.measured.fidelity_trials.push_back(trial(TrialStatus::failed));
   if (c.profile_failed)
-    o.report.measured.profiles.push_back({train::ProfileRecord{.failure = "injected error"}});
+    o.report.measured.profiles.push_back({profile::ProfileRecord{.failure = "injected error"}});
   if (!c.nothing_measured) o.report.summary.emplace_back();
   report::GateResult gate;
   gate.passed = !c.gate_failed;
@@ -87,12 +87,12 @@ TEST(ExitCodes, ASetUpThatFailedExitsOneAndSaysWhy) {
 
 TEST(ExitCodes, MaxBatchSaysWhenAModeThatFitsWasNotMeasuredOrNoModeFits) {
   auto mode = [](int64_t largest, bool measured) {
-    report::MaxBatchMode m;
+    max_batch::MaxBatchMode m;
     m.search.largest = largest;
     if (!measured) m.not_measured = "why";
     return m;
   };
-  api::MaxBatchOutcome o;
+  max_batch::MaxBatchOutcome o;
   o.report.modes = {mode(37, true), mode(40, true)};
   EXPECT_EQ(app::exit_code_for(o), 0);
   o.report.modes = {mode(37, true), mode(0, true)};  // a mode that fits nothing is an answer

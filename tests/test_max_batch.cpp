@@ -5,12 +5,12 @@
 
 #include <fstream>
 
-#include "api/max_batch.h"
 #include "app/exit_codes.h"
 #include "config/experiment_config.h"
+#include "max_batch/max_batch_render.h"
+#include "max_batch/max_batch_report.h"
+#include "max_batch/run_max_batch.h"
 #include "measure/cpu_tracking_allocator.h"
-#include "report/max_batch_render.h"
-#include "report/max_batch_report.h"
 #include "temp_dir_test.h"
 #include "train/experiment.h"
 #include "util/input_error.h"
@@ -21,8 +21,8 @@ using ampbench::amp::PrecisionMode;
 using ampbench::measure::CpuTrackingAllocator;
 using nlohmann::json;
 
-ampbench::report::MaxBatchMode searched(PrecisionMode mode, int64_t largest, bool data_bound) {
-  ampbench::report::MaxBatchMode m;
+ampbench::max_batch::MaxBatchMode searched(PrecisionMode mode, int64_t largest, bool data_bound) {
+  ampbench::max_batch::MaxBatchMode m;
   m.mode = mode;
   m.search.largest = largest;
   m.search.reached_limit = data_bound;
@@ -32,25 +32,25 @@ ampbench::report::MaxBatchMode searched(PrecisionMode mode, int64_t largest, boo
 
 // Where the data, not memory, bounded a batch, the ratio against fp32's is a bound, and the line says which.
 TEST(MaxBatchLines, TheRatioToFp32sBatchSaysWhenTheDataBoundedOneOfThem) {
-  ampbench::report::MaxBatchReport report;
+  ampbench::max_batch::MaxBatchReport report;
   report.train_samples = 512;
   report.steps_needed = 3;
   auto bf16_line = [&](bool fp32_data_bound, bool bf16_data_bound) {
     report.modes = {searched(PrecisionMode::fp32, 100, fp32_data_bound),
                     searched(PrecisionMode::bf16, 150, bf16_data_bound)};
-    return ampbench::report::max_batch_lines(report).back();
+    return ampbench::max_batch::max_batch_lines(report).back();
   };
   EXPECT_EQ(bf16_line(false, false).rfind("bf16 fits 1.50x fp32's batch (150 against 100); ", 0), 0u);
   EXPECT_EQ(bf16_line(false, true).rfind("bf16 fits at least 1.50x fp32's batch", 0), 0u);
   EXPECT_EQ(bf16_line(true, false).rfind("bf16 fits at most 1.50x fp32's batch", 0), 0u);
   EXPECT_EQ(bf16_line(true, true).rfind("bf16 fits 1.50x", 0), 0u);
-  const auto lines = ampbench::report::max_batch_lines(report);
+  const auto lines = ampbench::max_batch::max_batch_lines(report);
   EXPECT_EQ(lines[0],
             "fp32: batch 100 fits, the largest the data allows (512 training samples, an epoch of at least 3 "
             "step(s)): the budget does not bound it");
   report.modes = {searched(PrecisionMode::fp32, 0, false)};
   report.budget_bytes = 64 << 20;
-  EXPECT_EQ(ampbench::report::max_batch_lines(report),
+  EXPECT_EQ(ampbench::max_batch::max_batch_lines(report),
             std::vector<std::string>{"fp32: not even a batch of 1 fits 64.0 MiB"});
 }
 
@@ -84,10 +84,10 @@ TEST_F(MaxBatchRun, FindsEachModesExactLargestBatchWithinAPlantedBudgetAndRunsIt
   const int64_t budget = at_37 + (at_38 - at_37) / 2;
   CpuTrackingAllocator::install();
   const auto held_before = CpuTrackingAllocator::current_bytes();
-  ampbench::api::MaxBatchRequest request;
+  ampbench::max_batch::MaxBatchRequest request;
   request.base.config = config();
   request.memory_budget = budget;
-  const auto outcome = ampbench::api::run_max_batch(request);
+  const auto outcome = ampbench::max_batch::run_max_batch(request);
   // Every out-of-memory on the way was caught and its memory given back.
   EXPECT_EQ(CpuTrackingAllocator::current_bytes(), held_before);
   ASSERT_EQ(outcome.report.modes.size(), 2u);
@@ -111,7 +111,7 @@ TEST_F(MaxBatchRun, FindsEachModesExactLargestBatchWithinAPlantedBudgetAndRunsIt
   }
   EXPECT_EQ(ampbench::app::exit_code_for(outcome), 0);
   const auto written = json::parse(std::ifstream(outcome.folder / "max_batch.json"));
-  EXPECT_EQ(written, ampbench::report::to_json(outcome.report));
+  EXPECT_EQ(written, ampbench::max_batch::to_json(outcome.report));
   EXPECT_EQ(written["modes"][0]["largest_batch"], 37);
   EXPECT_EQ(written["budget_bytes"], budget);
   std::ifstream csv(outcome.folder / "max_batch.csv");
@@ -123,11 +123,11 @@ TEST_F(MaxBatchRun, FindsEachModesExactLargestBatchWithinAPlantedBudgetAndRunsIt
 }
 
 TEST_F(MaxBatchRun, ABudgetThatCannotHoldTheRunBeforeItTrainsIsRefusedWithNothingWritten) {
-  ampbench::api::MaxBatchRequest request;
+  ampbench::max_batch::MaxBatchRequest request;
   request.base.config = config();
   request.memory_budget = 1024;
   try {
-    ampbench::api::run_max_batch(request);
+    ampbench::max_batch::run_max_batch(request);
     ADD_FAILURE() << "a budget of 1 KiB was taken";
   } catch (const ampbench::util::InputError& e) {
     EXPECT_EQ(e.where(), "--memory-budget");
@@ -136,7 +136,7 @@ TEST_F(MaxBatchRun, ABudgetThatCannotHoldTheRunBeforeItTrainsIsRefusedWithNothin
   }
   EXPECT_TRUE(std::filesystem::is_empty(dir_));
   request.memory_budget.reset();  // on the CPU a budget must be given
-  EXPECT_THROW(ampbench::api::run_max_batch(request), ampbench::util::InputError);
+  EXPECT_THROW(ampbench::max_batch::run_max_batch(request), ampbench::util::InputError);
 }
 
 }  // namespace

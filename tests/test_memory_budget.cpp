@@ -6,15 +6,15 @@
 
 #include <torch/torch.h>
 
-#include "measure/batch_search.h"
+#include "max_batch/batch_search.h"
 #include "measure/cpu_tracking_allocator.h"
 #include "measure/memory_budget.h"
 #include "train/out_of_memory.h"
 
 namespace {
 
+using ampbench::max_batch::search_largest_batch;
 using ampbench::measure::CpuTrackingAllocator;
-using ampbench::measure::search_largest_batch;
 
 TEST(BatchSearch, FindsTheExactLargestBatchTryingEachBatchOnce) {
   for (int64_t largest : {1, 2, 3, 37, 64, 100, 511, 999}) {

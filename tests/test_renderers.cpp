@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "build_paths.h"
+#include "profile/profile_csv.h"
 #include "report/console_report.h"
 #include "report/csv_report.h"
 #include "report/json_report.h"
@@ -128,7 +129,7 @@ TEST(Renderers, TheProfiledPassInEveryFormat) {
   const auto r = fixed_report_with_profile();
   expect_snapshot("profile-console.txt", to_console(r));
   expect_snapshot("profile-report.md", to_markdown(r));
-  expect_snapshot("profile.csv", to_profile_csv(r));
+  expect_snapshot("profile.csv", ampbench::profile::to_profile_csv(r.measured.profiles));
   expect_snapshot("profile-report.json", to_json(r).dump(2) + "\n");
 }
 

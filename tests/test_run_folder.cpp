@@ -1,6 +1,6 @@
 // Where reports go: a new folder per run, files written whole or not at all, and checks that refuse a
 // run before it starts without creating anything.
-#include "report/run_folder.h"
+#include "util/output_files.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,10 +17,10 @@
 #include "temp_dir_test.h"
 
 namespace fs = std::filesystem;
-using ampbench::report::check_file_writable;
-using ampbench::report::check_run_folder_creatable;
-using ampbench::report::create_run_folder;
-using ampbench::report::write_file_atomically;
+using ampbench::util::check_file_writable;
+using ampbench::util::check_run_folder_creatable;
+using ampbench::util::create_run_folder;
+using ampbench::util::write_file_atomically;
 
 namespace {
 
@@ -150,7 +150,7 @@ TEST_F(RunFolder, AWriteNeverGoesThroughALinkOrFolderPlantedBesideTheFile) {
 
 // In a sticky folder (/tmp) a file of another user cannot be renamed over: refused before the run.
 TEST(RunFolderRules, AnotherUsersFileInAStickyFolderCannotBeReplaced) {
-  using ampbench::report::replaceable;
+  using ampbench::util::replaceable;
   const mode_t sticky = S_IFDIR | 01777, plain = S_IFDIR | 0777;
   EXPECT_FALSE(replaceable(/*file_owner=*/0, /*folder_owner=*/0, sticky, /*user=*/1000));
   EXPECT_TRUE(replaceable(1000, 0, sticky, 1000));  // one's own file

@@ -5,21 +5,21 @@
 
 #include <fstream>
 
-#include "api/sweep.h"
-#include "config/sweep.h"
-#include "report/sweep_reader.h"
-#include "report/sweep_render.h"
-#include "report/sweep_report.h"
+#include "sweep/run_sweep.h"
+#include "sweep/sweep_config.h"
+#include "sweep/sweep_reader.h"
+#include "sweep/sweep_render.h"
+#include "sweep/sweep_report.h"
 #include "temp_dir_test.h"
 #include "util/input_error.h"
 
 namespace {
 
 using ampbench::amp::PrecisionMode;
-using ampbench::config::SweepAxis;
-using ampbench::report::SweepModeFigures;
-using ampbench::report::SweepPointReport;
-using ampbench::report::SweepPointStatus;
+using ampbench::report::SummaryFigures;
+using ampbench::sweep::SweepAxis;
+using ampbench::sweep::SweepPointReport;
+using ampbench::sweep::SweepPointStatus;
 using nlohmann::json;
 
 json base() { return {{"name", "b"}, {"train", {{"batch_size", 8}}}}; }
@@ -27,7 +27,7 @@ json base() { return {{"name", "b"}, {"train", {{"batch_size", 8}}}}; }
 // The InputError's pointer and problem, for a document's sweep; "" when it reads.
 std::string refusal(json doc) {
   try {
-    ampbench::config::expand_sweep(doc, ampbench::config::take_sweep(doc));
+    ampbench::sweep::expand_sweep(doc, ampbench::sweep::take_sweep(doc));
   } catch (const ampbench::util::InputError& e) {
     return e.what();
   }
@@ -38,20 +38,20 @@ TEST(Sweep, TheConfigsSweepIsTakenOutAndExpandedIntoAGridFirstAxisSlowest) {
   auto doc = base();
   doc["sweep"] = {{{"key", "/train/batch_size"}, {"values", {8, 16}}},
                   {{"key", "/precision/modes"}, {"values", {json{"fp32"}, json{"fp32", "bf16"}}}}};
-  const auto axes = ampbench::config::take_sweep(doc);
+  const auto axes = ampbench::sweep::take_sweep(doc);
   EXPECT_FALSE(doc.contains("sweep"));
-  const auto points = ampbench::config::expand_sweep(doc, axes);
+  const auto points = ampbench::sweep::expand_sweep(doc, axes);
   ASSERT_EQ(points.size(), 4u);
   EXPECT_EQ(points[0].index, 1);
   EXPECT_EQ(points[1].config["train"]["batch_size"], 8);
   EXPECT_EQ(points[1].config["precision"]["modes"], (json{"fp32", "bf16"}));  // a key the base lacks
   EXPECT_EQ(points[2].config["train"]["batch_size"], 16);
   EXPECT_EQ(points[3].index, 4);
-  EXPECT_EQ(ampbench::config::describe(points[3]),
+  EXPECT_EQ(ampbench::sweep::describe(points[3]),
             "/train/batch_size=16, /precision/modes=[\"fp32\",\"bf16\"]");
   EXPECT_EQ(points[3].config["name"], "b");  // the rest of the config is the base's
   auto plain = base();
-  EXPECT_TRUE(ampbench::config::take_sweep(plain).empty());
+  EXPECT_TRUE(ampbench::sweep::take_sweep(plain).empty());
 }
 
 TEST(Sweep, AMalformedSweepIsRefusedAtItsPointer) {
@@ -92,9 +92,9 @@ TEST(Sweep, AMalformedSweepIsRefusedAtItsPointer) {
   }
 }
 
-SweepModeFigures figures(PrecisionMode mode, double speedup,
-                         std::optional<ampbench::measure::Interval> interval) {
-  SweepModeFigures f;
+SummaryFigures figures(PrecisionMode mode, double speedup,
+                       std::optional<ampbench::measure::Interval> interval) {
+  SummaryFigures f;
   f.mode = mode;
   f.trials = 2;
   f.samples_per_second = 100 * speedup;
@@ -108,7 +108,7 @@ std::vector<SweepPointReport> points(
     const std::vector<std::pair<double, std::optional<ampbench::measure::Interval>>>& bf16) {
   std::vector<SweepPointReport> out;
   for (size_t i = 0; i < bf16.size(); ++i) {
-    ampbench::config::SweepPoint point{static_cast<int64_t>(i) + 1, {{"/train/batch_size", 8 << i}}, {}};
+    ampbench::sweep::SweepPoint point{static_cast<int64_t>(i) + 1, {{"/train/batch_size", 8 << i}}, {}};
     out.push_back({point,
                    int64_t{8} << i,
                    SweepPointStatus::finished,
@@ -119,9 +119,9 @@ std::vector<SweepPointReport> points(
   return out;
 }
 
-ampbench::report::SweepReport report_of(std::vector<SweepPointReport> points, size_t axes = 1) {
+ampbench::sweep::SweepReport report_of(std::vector<SweepPointReport> points, size_t axes = 1) {
   std::vector<SweepAxis> keys(axes, SweepAxis{"/train/batch_size", {8, 16, 32, 64}});
-  return ampbench::report::make_sweep_report("b", keys, std::nullopt, std::move(points));
+  return ampbench::sweep::make_sweep_report("b", keys, std::nullopt, std::move(points));
 }
 
 TEST(Sweep, TheSpeedupCrossesOneBetweenTheDecidedNeighboursOnEitherSide) {
@@ -136,7 +136,7 @@ TEST(Sweep, TheSpeedupCrossesOneBetweenTheDecidedNeighboursOnEitherSide) {
   EXPECT_EQ(shape.faster, (std::vector<int64_t>{3, 4}));
   ASSERT_TRUE(shape.crossing);
   EXPECT_EQ(*shape.crossing, (std::pair<int64_t, int64_t>{1, 3}));
-  const auto lines = ampbench::report::speedup_lines(report);
+  const auto lines = ampbench::sweep::speedup_lines(report);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(
       lines[0],
@@ -151,22 +151,22 @@ TEST(Sweep, WithoutIntervalsNothingIsDecidedAndTheLineSaysWhy) {
   EXPECT_EQ(shape.best_point, 2);
   EXPECT_FALSE(shape.crossing);
   EXPECT_EQ(shape.undecided, (std::vector<int64_t>{1, 2}));
-  EXPECT_NE(ampbench::report::speedup_lines(report)[0].find(
+  EXPECT_NE(ampbench::sweep::speedup_lines(report)[0].find(
                 "(2 of them without one: an interval needs two timed trials"),
             std::string::npos);
 }
 
 TEST(Sweep, OneSidedSpeedupsSaySoAndAGridHasNoCrossing) {
   auto faster = report_of(points({{1.2, {{1.1, 1.3}}}, {1.5, {{1.4, 1.6}}}}));
-  EXPECT_NE(ampbench::report::speedup_lines(faster)[0].find("; faster than fp32 at every point."),
+  EXPECT_NE(ampbench::sweep::speedup_lines(faster)[0].find("; faster than fp32 at every point."),
             std::string::npos);
   auto slower = report_of(points({{0.5, {{0.4, 0.6}}}, {0.7, {{0.6, 0.8}}}}));
-  EXPECT_NE(ampbench::report::speedup_lines(slower)[0].find("; slower than fp32 at every point."),
+  EXPECT_NE(ampbench::sweep::speedup_lines(slower)[0].find("; slower than fp32 at every point."),
             std::string::npos);
   // Two keys: "between" two points of a grid means nothing, so the sides are listed instead.
   auto grid = report_of(points({{0.5, {{0.4, 0.6}}}, {1.5, {{1.4, 1.6}}}}), 2);
   EXPECT_FALSE(grid.shapes.at(0).crossing);
-  EXPECT_NE(ampbench::report::speedup_lines(grid)[0].find(
+  EXPECT_NE(ampbench::sweep::speedup_lines(grid)[0].find(
                 "; faster than fp32 at /train/batch_size=16; slower at /train/batch_size=8."),
             std::string::npos);
 }
@@ -176,8 +176,8 @@ TEST(Sweep, TheReportFilesCarryEveryPointAndModeAndNameTheMissingOnes) {
   all[1] = {all[1].point, 0, SweepPointStatus::missing, "", {}};
   const auto report = report_of(all);
   EXPECT_FALSE(report.complete());
-  const auto doc = ampbench::report::to_json(report);
-  EXPECT_EQ(doc["sweep_schema_version"], ampbench::report::kSweepSchemaVersion);
+  const auto doc = ampbench::sweep::to_json(report);
+  EXPECT_EQ(doc["sweep_schema_version"], ampbench::sweep::kSweepSchemaVersion);
   EXPECT_EQ(doc["complete"], false);
   EXPECT_EQ(doc["not_finished"], json{2});
   EXPECT_EQ(doc["points"][0]["settings"]["/train/batch_size"], 8);
@@ -185,18 +185,18 @@ TEST(Sweep, TheReportFilesCarryEveryPointAndModeAndNameTheMissingOnes) {
   EXPECT_EQ(doc["points"][0]["modes"][1]["speedup_interval_95"], (json{0.7, 0.9}));
   EXPECT_EQ(doc["points"][1]["status"], "missing");
   EXPECT_TRUE(doc["points"][1]["run_folder"].is_null());
-  const auto csv = ampbench::report::to_csv(report);
+  const auto csv = ampbench::sweep::to_csv(report);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "point,/train/batch_size,status,mode,trials,samples_per_second,samples_per_second_low,"
             "samples_per_second_high,speedup_vs_fp32,speedup_low,speedup_high,peak_bytes,activation_bytes,"
             "fidelity,fixed_share");
   EXPECT_NE(csv.find("\n1,8,finished,bf16,2,80,,,0.8,0.7,0.9,0,,,\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\n2,16,missing,,,,,,,,,,,,\n"), std::string::npos) << csv;
-  const auto console = ampbench::report::to_console(report);
+  const auto console = ampbench::sweep::to_console(report);
   EXPECT_NE(console.find("partial sweep: not finished: 2 (/train/batch_size=16, missing)"),
             std::string::npos);
-  EXPECT_NE(ampbench::report::to_markdown(report).find("| 1 | 8 | finished | bf16 |"), std::string::npos)
-      << ampbench::report::to_markdown(report);
+  EXPECT_NE(ampbench::sweep::to_markdown(report).find("| 1 | 8 | finished | bf16 |"), std::string::npos)
+      << ampbench::sweep::to_markdown(report);
 }
 
 // Step times of exactly 2 ms + 0.1 ms per sample, two trials a point: the fit finds both, and the fixed
@@ -216,14 +216,14 @@ TEST(Sweep, ABatchSizeSweepFitsEachModesFixedAndPerSampleCost) {
   ASSERT_EQ(report.step_costs[0].fixed_share.size(), 3u);
   EXPECT_NEAR(report.step_costs[0].fixed_share[0].second, 0.002 / 0.0028, 1e-9);  // batch 8
   EXPECT_NEAR(report.step_costs[0].fixed_share[2].second, 0.002 / 0.0052, 1e-9);  // batch 32
-  EXPECT_EQ(ampbench::report::step_cost_lines(report)[0],
+  EXPECT_EQ(ampbench::sweep::step_cost_lines(report)[0],
             "fp32: a fixed 2 ms [2, 2] a step plus 0.1 ms [0.1, 0.1] a sample; the fixed cost is 71 % of the "
             "step at "
             "/train/batch_size=8 and 38 % at /train/batch_size=32.");
-  const auto doc = ampbench::report::to_json(report);
+  const auto doc = ampbench::sweep::to_json(report);
   EXPECT_NEAR(doc["step_costs"][1]["per_sample_seconds"].get<double>(), 0.0001, 1e-12);
   EXPECT_EQ(doc["points"][0]["batch_size"], 8);
-  EXPECT_NE(ampbench::report::to_csv(report).find(",0.714285714285714"), std::string::npos);
+  EXPECT_NE(ampbench::sweep::to_csv(report).find(",0.714285714285714"), std::string::npos);
   // Another key swept beside the batch size changes the cost itself: no fit.
   EXPECT_TRUE(report_of(all, 2).step_costs.empty());
 }
@@ -233,8 +233,8 @@ TEST(Sweep, ASweepReportReadBackIsTheReportItWasWrittenFrom) {
   auto all = points({{0.8, {{0.7, 0.9}}}, {1.4, std::nullopt}, {1.0, std::nullopt}});
   all[0].modes[1].trial_rates = {79, 81};
   all[2] = {all[2].point, 0, SweepPointStatus::elsewhere, "", {}};
-  const auto written = ampbench::report::to_json(report_of(all));
-  EXPECT_EQ(ampbench::report::to_json(ampbench::report::read_sweep_report(written, "s")), written);
+  const auto written = ampbench::sweep::to_json(report_of(all));
+  EXPECT_EQ(ampbench::sweep::to_json(ampbench::sweep::read_sweep_report(written, "s")), written);
   for (const auto& [bad, expected] : std::vector<std::pair<json, std::string>>{
            {json::array(), "s: is not an ampbench sweep report"},
            {{{"sweep_schema_version", 2}}, "s: sweep schema version 2; this ampbench reads version 1"},
@@ -258,7 +258,7 @@ TEST(Sweep, ASweepReportReadBackIsTheReportItWasWrittenFrom) {
             "not numbered 1 to 3"},
        }) {
     try {
-      ampbench::report::read_sweep_report(bad, "s");
+      ampbench::sweep::read_sweep_report(bad, "s");
       ADD_FAILURE() << "read " << bad.dump().substr(0, 80);
     } catch (const ampbench::util::InputError& e) {
       EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
@@ -271,7 +271,7 @@ class SweepRun : public ampbench::testing::TempDirTest {};
 // After a point that did not finish the sweep stops: the points after it are missing, in the report
 // returned and the sweep.json written.
 TEST_F(SweepRun, ThePointsAfterOneThatDidNotFinishAreMissing) {
-  ampbench::api::SweepRequest sweep;
+  ampbench::sweep::SweepRequest sweep;
   sweep.base.config = {
       {"name", "s"},
       {"model", {{"type", "mlp"}, {"options", {{"width", 8}, {"depth", 1}}}}},
@@ -282,8 +282,8 @@ TEST_F(SweepRun, ThePointsAfterOneThatDidNotFinishAreMissing) {
       {"output", {{"dir", dir_.string()}}}};
   sweep.axes = {{"/train/batch_size", {8, 16, 32}}};
   int runs = 0;
-  sweep.finished = [&](const ampbench::api::Outcome&) { return ++runs > 1; };  // the first did not finish
-  const auto outcome = ampbench::api::run_sweep(sweep);
+  sweep.finished = [&](const ampbench::run::Outcome&) { return ++runs > 1; };  // the first did not finish
+  const auto outcome = ampbench::sweep::run_sweep(sweep);
   EXPECT_EQ(runs, 1);
   ASSERT_EQ(outcome.runs.size(), 1u);
   const auto& points = outcome.report.points;

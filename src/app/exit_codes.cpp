@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "api/benchmark.h"
-#include "api/compare.h"
-#include "api/max_batch.h"
-#include "api/sweep.h"
+#include "compare/run_compare.h"
+#include "max_batch/run_max_batch.h"
+#include "run/benchmark.h"
+#include "sweep/run_sweep.h"
 
 namespace ampbench::app {
 namespace {
@@ -24,14 +24,14 @@ void add_failed(const std::vector<train::TrialRecord>& trials, const char* what,
   }
 }
 
-bool any_profile_failed(const std::vector<train::ProfileRecord>& profiles) {
+bool any_profile_failed(const std::vector<profile::ProfileRecord>& profiles) {
   return std::any_of(profiles.begin(), profiles.end(),
-                     [](const train::ProfileRecord& p) { return p.failure.has_value(); });
+                     [](const profile::ProfileRecord& p) { return p.failure.has_value(); });
 }
 
 }  // namespace
 
-int exit_code_for(const api::Outcome& outcome) {
+int exit_code_for(const run::Outcome& outcome) {
   const auto& measured = outcome.report.measured;
   if (outcome.write_failure) return kExitRuntimeFailure;
   if (measured.stopped_by) return kExitInterrupted;
@@ -50,12 +50,12 @@ int exit_code_for(const api::Outcome& outcome) {
   return kExitSuccess;
 }
 
-bool sweep_goes_on_after(const api::Outcome& outcome) {
+bool sweep_goes_on_after(const run::Outcome& outcome) {
   const int code = exit_code_for(outcome);
   return code != kExitInterrupted && code != kExitRuntimeFailure;
 }
 
-int exit_code_for(const api::SweepOutcome& outcome) {
+int exit_code_for(const sweep::SweepOutcome& outcome) {
   if (outcome.write_failure) return kExitRuntimeFailure;
   std::vector<int> codes;
   for (const auto& run : outcome.runs) codes.push_back(exit_code_for(run.outcome));
@@ -65,7 +65,7 @@ int exit_code_for(const api::SweepOutcome& outcome) {
   return kExitSuccess;
 }
 
-int exit_code_for(const api::MaxBatchOutcome& outcome) {
+int exit_code_for(const max_batch::MaxBatchOutcome& outcome) {
   if (outcome.write_failure) return kExitRuntimeFailure;
   if (outcome.stopped_by) return kExitInterrupted;
   std::vector<int> codes;
@@ -81,20 +81,20 @@ int exit_code_for(const api::MaxBatchOutcome& outcome) {
   return kExitSuccess;
 }
 
-int exit_code_for(const api::CompareOutcome& outcome) {
+int exit_code_for(const compare::CompareOutcome& outcome) {
   switch (outcome.comparison.verdict()) {
-    case report::ChangeVerdict::regression:
+    case compare::ChangeVerdict::regression:
       return kExitGateFailed;
-    case report::ChangeVerdict::unjudged:
+    case compare::ChangeVerdict::unjudged:
       return kExitUndecided;
-    case report::ChangeVerdict::ok:
-    case report::ChangeVerdict::within_noise:
+    case compare::ChangeVerdict::ok:
+    case compare::ChangeVerdict::within_noise:
       break;
   }
   return kExitSuccess;
 }
 
-std::vector<std::string> failure_lines(const api::Outcome& outcome) {
+std::vector<std::string> failure_lines(const run::Outcome& outcome) {
   std::vector<std::string> lines;
   if (const auto& failure = outcome.report.measured.setup_failure) lines.push_back(*failure);
   add_failed(outcome.report.measured.trials, "trial", lines);

@@ -228,10 +228,10 @@ void add_options(CLI::App& app, CliOptions& options) {
   add_export_options(app, options);
 }
 
-std::optional<config::SweepAxis> sweep_axis(const std::string& text) {
+std::optional<sweep::SweepAxis> sweep_axis(const std::string& text) {
   const auto equals = text.find('=');
   if (equals == std::string::npos || equals == 0) return std::nullopt;
-  config::SweepAxis axis{text.substr(0, equals), {}};
+  sweep::SweepAxis axis{text.substr(0, equals), {}};
   std::string rest = text.substr(equals + 1);
   for (size_t start = 0; start <= rest.size();) {
     const auto comma = std::min(rest.find(',', start), rest.size());
@@ -244,7 +244,7 @@ std::optional<config::SweepAxis> sweep_axis(const std::string& text) {
   return axis;
 }
 
-std::optional<report::Shard> shard_of(const std::string& text) {
+std::optional<sweep::Shard> shard_of(const std::string& text) {
   const auto slash = text.find('/');
   if (slash == std::string::npos) return std::nullopt;
   int64_t index = 0, count = 0;
@@ -255,7 +255,7 @@ std::optional<report::Shard> shard_of(const std::string& text) {
   if (index_error != std::errc() || after_index != begin + slash || count_error != std::errc() ||
       after_count != end || index < 1 || index > count)
     return std::nullopt;
-  return report::Shard{index, count};
+  return sweep::Shard{index, count};
 }
 
 std::optional<int64_t> memory_size_of(const std::string& text) {
@@ -302,7 +302,7 @@ CLI::Validator finite_between(double min, double max, const std::string& range) 
 
 }  // namespace
 
-CLI::App* add_compare_command(CLI::App& app, api::CompareRequest& options) {
+CLI::App* add_compare_command(CLI::App& app, compare::CompareRequest& options) {
   auto* compare = app.add_subcommand(
       "compare",
       "compare two report.json files mode by mode; exit 3 when NEW regressed past a limit beyond the "
@@ -338,7 +338,7 @@ CLI::App* add_compare_command(CLI::App& app, api::CompareRequest& options) {
   return compare;
 }
 
-CLI::App* add_merge_command(CLI::App& app, api::MergeRequest& request) {
+CLI::App* add_merge_command(CLI::App& app, sweep::MergeRequest& request) {
   auto* merge = app.add_subcommand(
       "merge",
       "join the sweep folders of a sweep's shards (--shard K/N) into one sweep report; refuses folders of "

@@ -9,11 +9,11 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "api/compare.h"
-#include "api/merge.h"
-#include "config/sweep.h"
+#include "compare/run_compare.h"
 #include "report/report_writer.h"
-#include "report/sweep_report.h"
+#include "sweep/merge.h"
+#include "sweep/sweep_config.h"
+#include "sweep/sweep_report.h"
 
 namespace ampbench::cli {
 
@@ -43,7 +43,7 @@ struct CliOptions {
 };
 
 // --shard's text, "K/N" with 1 <= K <= N, as the share of a sweep; nullopt for anything else.
-std::optional<report::Shard> shard_of(const std::string& text);
+std::optional<sweep::Shard> shard_of(const std::string& text);
 
 // --memory-budget's text in bytes: a number and a unit, B, KiB, MiB, GiB, TiB (powers of 1024) or KB, MB,
 // GB, TB (of 1000), "8GiB", "1.5GB"; nullopt for anything else, or below one byte.
@@ -52,7 +52,7 @@ std::optional<int64_t> memory_size_of(const std::string& text);
 // --sweep's text as a sweep axis: "/train/batch_size=8,16,32" -> key and values, each value read as JSON
 // when it is JSON ("8", "true", "\"x\"") and as a string otherwise ("bf16"); nullopt without a key or a
 // value.
-std::optional<config::SweepAxis> sweep_axis(const std::string& text);
+std::optional<sweep::SweepAxis> sweep_axis(const std::string& text);
 
 // --peak-tflops as the config's peak_tflops: "989" -> 989, "bf16=989,fp32=66.9" -> {"bf16": 989, ...};
 // nullopt for text that is neither (an empty item, a mode given twice, a value that is no number). The
@@ -64,9 +64,9 @@ void add_options(CLI::App& app, CliOptions& options);
 // The report exports the options ask for (--export-json, --export-csv, --export-markdown).
 std::vector<report::ExportTarget> export_targets(const CliOptions& options);
 // Declares `ampbench compare BASE NEW` on `app`, bound to the request it makes, and returns it.
-CLI::App* add_compare_command(CLI::App& app, api::CompareRequest& request);
+CLI::App* add_compare_command(CLI::App& app, compare::CompareRequest& request);
 // Declares `ampbench merge FOLDER...` on `app`, bound to the request it makes, and returns it.
-CLI::App* add_merge_command(CLI::App& app, api::MergeRequest& request);
+CLI::App* add_merge_command(CLI::App& app, sweep::MergeRequest& request);
 // What --version prints: ampbench, its commit, LibTorch, and CUDA/cuDNN when present.
 std::string version_text();
 

@@ -1,6 +1,6 @@
 // The ampbench command: parses the command line, hands a request to the library's front door
-// (api::run_benchmark, api::run_sweep, api::run_max_batch, api::run_compare or api::run_merge), prints
-// what came back and exits with the code the outcome calls for (app/exit_codes.h); the only code that
+// (run::run_benchmark, sweep::run_sweep, max_batch::run_max_batch, compare::run_compare or sweep::run_merge),
+// prints what came back and exits with the code the outcome calls for (app/exit_codes.h); the only code that
 // prints for the user.
 
 #include <cstdio>
@@ -11,11 +11,6 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
-#include "api/benchmark.h"
-#include "api/compare.h"
-#include "api/max_batch.h"
-#include "api/merge.h"
-#include "api/sweep.h"
 #include "app/command_line.h"
 #include "app/exit_codes.h"
 #include "app/progress_line.h"
@@ -23,12 +18,17 @@
 #include "app/terminal.h"
 #include "cli/cli_options.h"
 #include "cli/overrides.h"
+#include "compare/run_compare.h"
 #include "config/experiment_config.h"
+#include "max_batch/max_batch_render.h"
+#include "max_batch/run_max_batch.h"
 #include "measure/host_malloc.h"
 #include "models/registry.h"
 #include "report/console_report.h"
-#include "report/max_batch_render.h"
-#include "report/sweep_render.h"
+#include "run/benchmark.h"
+#include "sweep/merge.h"
+#include "sweep/run_sweep.h"
+#include "sweep/sweep_render.h"
 #include "util/printable.h"
 
 namespace {
@@ -51,7 +51,7 @@ void list_models() {
   }
 }
 
-int print_outcome(api::Outcome outcome) {
+int print_outcome(run::Outcome outcome) {
   if (outcome.stdout_export && !outcome.write_failure)
     outcome.write_failure = app::write_stdout_export(*outcome.stdout_export);
   // With an export on stdout, stdout carries only that export.
@@ -71,10 +71,10 @@ std::optional<int> refused(const cli::Overrides& overrides, const std::function<
   } catch (const util::InputError& e) {
     std::cerr << cli::config_error_line(e, overrides) << "\n";
     return app::kExitUsage;
-  } catch (const api::OutputError& e) {
+  } catch (const util::OutputError& e) {
     std::cerr << "output error: " << e.what() << "\n";
     return app::kExitUsage;
-  } catch (const api::UnreachableFault& e) {
+  } catch (const run::UnreachableFault& e) {
     std::cerr << "usage error: --inject-fault: " << e.what() << "\n";
     return app::kExitUsage;
   }
@@ -83,11 +83,11 @@ std::optional<int> refused(const cli::Overrides& overrides, const std::function<
 
 // The config file with the command line's overrides written in, and its sweep: the config's keys, then
 // --sweep's. A key both swept and set by an option is refused: one of them would be silently lost.
-void read_config(const cli::CliOptions& options, api::Request& request, std::vector<config::SweepAxis>& axes,
+void read_config(const cli::CliOptions& options, run::Request& request, std::vector<sweep::SweepAxis>& axes,
                  cli::Overrides& overrides) {
   request.config = config::read_config_file(options.config_path);
   request.config_file = options.config_path;
-  axes = config::take_sweep(request.config);
+  axes = sweep::take_sweep(request.config);
   for (const auto& text : options.sweeps) axes.push_back(*cli::sweep_axis(text));
   // The file's own values must hold, those a flag replaces too: a bad one would resurface without it.
   config::parse_experiment_config(request.config);
@@ -99,8 +99,8 @@ void read_config(const cli::CliOptions& options, api::Request& request, std::vec
   }
 }
 
-int print_sweep_outcome(const api::SweepOutcome& outcome) {
-  std::string text = report::to_console(outcome.report);
+int print_sweep_outcome(const sweep::SweepOutcome& outcome) {
+  std::string text = sweep::to_console(outcome.report);
   if (!outcome.write_failure) text += "sweep reports: " + outcome.folder.string() + "\n";
   std::fputs(text.c_str(), stdout);
   for (const auto& run : outcome.runs) {
@@ -111,7 +111,7 @@ int print_sweep_outcome(const api::SweepOutcome& outcome) {
   return app::exit_code_for(outcome);
 }
 
-int run_sweep(const cli::CliOptions& options, api::SweepRequest sweep, const cli::Overrides& overrides,
+int run_sweep(const cli::CliOptions& options, sweep::SweepRequest sweep, const cli::Overrides& overrides,
               std::optional<app::ProgressLine>& progress_line) {
   if (!sweep.base.exports.empty()) {
     std::cerr << "usage error: --export-json, --export-csv and --export-markdown are for one run; a sweep "
@@ -119,8 +119,8 @@ int run_sweep(const cli::CliOptions& options, api::SweepRequest sweep, const cli
     return app::kExitUsage;
   }
   sweep.finished = app::sweep_goes_on_after;
-  api::SweepOutcome outcome;
-  if (auto code = refused(overrides, [&] { outcome = api::run_sweep(sweep); })) return *code;
+  sweep::SweepOutcome outcome;
+  if (auto code = refused(overrides, [&] { outcome = sweep::run_sweep(sweep); })) return *code;
   progress_line.reset();
   if (!options.dry_run) return print_sweep_outcome(outcome);
   auto configs = nlohmann::json::array();
@@ -130,7 +130,7 @@ int run_sweep(const cli::CliOptions& options, api::SweepRequest sweep, const cli
 }
 
 // Why --max-batch (or its budget) cannot go with the rest of the command line; nullopt when it can.
-std::optional<std::string> max_batch_conflict(const cli::CliOptions& options, const api::Request& request,
+std::optional<std::string> max_batch_conflict(const cli::CliOptions& options, const run::Request& request,
                                               bool swept) {
   if (!options.max_batch) return "--memory-budget is the budget of --max-batch: give --max-batch too";
   if (swept || !options.shard.empty())
@@ -143,8 +143,8 @@ std::optional<std::string> max_batch_conflict(const cli::CliOptions& options, co
   return std::nullopt;
 }
 
-int print_max_batch_outcome(const api::MaxBatchOutcome& outcome) {
-  std::string text = report::to_console(outcome.report);
+int print_max_batch_outcome(const max_batch::MaxBatchOutcome& outcome) {
+  std::string text = max_batch::to_console(outcome.report);
   if (!outcome.write_failure) text += "max-batch reports: " + outcome.folder.string() + "\n";
   std::fputs(text.c_str(), stdout);
   for (const auto& run : outcome.runs) {
@@ -154,7 +154,7 @@ int print_max_batch_outcome(const api::MaxBatchOutcome& outcome) {
   return app::exit_code_for(outcome);
 }
 
-int run_max_batch(const cli::CliOptions& options, api::Request request, bool swept,
+int run_max_batch(const cli::CliOptions& options, run::Request request, bool swept,
                   const cli::Overrides& overrides, std::optional<app::ProgressLine>& progress_line) {
   if (auto conflict = max_batch_conflict(options, request, swept)) {
     std::cerr << "usage error: " << *conflict << "\n";
@@ -162,8 +162,10 @@ int run_max_batch(const cli::CliOptions& options, api::Request request, bool swe
   }
   std::optional<int64_t> budget;
   if (!options.memory_budget.empty()) budget = cli::memory_size_of(options.memory_budget);
-  api::MaxBatchOutcome outcome;
-  if (auto code = refused(overrides, [&] { outcome = api::run_max_batch({std::move(request), budget}); }))
+  max_batch::MaxBatchOutcome outcome;
+  if (auto code = refused(overrides, [&] {
+        outcome = max_batch::run_max_batch({std::move(request), budget});
+      }))
     return *code;
   progress_line.reset();
   if (!options.dry_run) return print_max_batch_outcome(outcome);
@@ -176,7 +178,7 @@ int run_experiment(const cli::CliOptions& options) {
   train::Progress progress;
   // A live line only for a person at a terminal: never in CI logs, pipes or with --quiet.
   std::optional<app::ProgressLine> progress_line;
-  api::Request request;
+  run::Request request;
   request.exports = cli::export_targets(options);
   request.dry_run = options.dry_run;
   request.progress = &progress;
@@ -188,7 +190,7 @@ int run_experiment(const cli::CliOptions& options) {
     if (!options.verbose) spdlog::set_level(spdlog::level::warn);
   };
   cli::Overrides overrides;
-  std::vector<config::SweepAxis> axes;
+  std::vector<sweep::SweepAxis> axes;
   if (auto code = refused(overrides, [&] { read_config(options, request, axes, overrides); })) return *code;
   if (options.max_batch || !options.memory_budget.empty())
     return run_max_batch(options, std::move(request), !axes.empty(), overrides, progress_line);
@@ -201,8 +203,8 @@ int run_experiment(const cli::CliOptions& options) {
         << "usage error: --shard takes a share of a sweep's points; give --sweep or a config with one\n";
     return app::kExitUsage;
   }
-  api::Outcome outcome;
-  if (auto code = refused(overrides, [&] { outcome = api::run_benchmark(request); })) return *code;
+  run::Outcome outcome;
+  if (auto code = refused(overrides, [&] { outcome = run::run_benchmark(request); })) return *code;
   progress_line.reset();
   // A dry run has passed every check a run makes before it starts (device, data, exports): a CI job
   // can rely on its exit code.
@@ -213,14 +215,14 @@ int run_experiment(const cli::CliOptions& options) {
   return print_outcome(std::move(outcome));
 }
 
-int compare_command(const api::CompareRequest& request) {
-  api::CompareOutcome outcome;
+int compare_command(const compare::CompareRequest& request) {
+  compare::CompareOutcome outcome;
   try {
-    outcome = api::run_compare(request);
+    outcome = compare::run_compare(request);
   } catch (const util::InputError& e) {
     std::cerr << "compare error: " << util::printable(e.what(), 400) << "\n";
     return app::kExitUsage;
-  } catch (const api::OutputError& e) {
+  } catch (const util::OutputError& e) {
     std::cerr << "output error: " << e.what() << "\n";
     return app::kExitUsage;
   }
@@ -235,23 +237,23 @@ int compare_command(const api::CompareRequest& request) {
   return app::exit_code_for(outcome);
 }
 
-int merge_command(const api::MergeRequest& request) {
-  api::MergeOutcome outcome;
+int merge_command(const sweep::MergeRequest& request) {
+  sweep::MergeOutcome outcome;
   try {
-    outcome = api::run_merge(request);
+    outcome = sweep::run_merge(request);
   } catch (const util::InputError& e) {
     std::cerr << "merge error: " << util::printable(e.what(), 400) << "\n";
     return app::kExitUsage;
-  } catch (const api::OutputError& e) {
+  } catch (const util::OutputError& e) {
     std::cerr << "output error: " << e.what() << "\n";
     return app::kExitUsage;
   }
-  std::cout << report::to_console(outcome.report) << "sweep reports: " << outcome.folder.string() << "\n";
+  std::cout << sweep::to_console(outcome.report) << "sweep reports: " << outcome.folder.string() << "\n";
   return app::kExitSuccess;
 }
 
-int run_command(const cli::CliOptions& options, const api::CompareRequest& compare, bool comparing,
-                const api::MergeRequest& merge, bool merging) {
+int run_command(const cli::CliOptions& options, const compare::CompareRequest& compare, bool comparing,
+                const sweep::MergeRequest& merge, bool merging) {
   if (comparing) return compare_command(compare);
   if (merging) return merge_command(merge);
   if (options.list_models) {
@@ -272,10 +274,10 @@ int main(int argc, char** argv) {
   ampbench::measure::settle_host_malloc();  // before LibTorch allocates anything
   CLI::App command{"", "ampbench"};
   cli::CliOptions options;
-  api::CompareRequest compare_request;
+  compare::CompareRequest compare_request;
   cli::add_options(command, options);
   auto* compare = cli::add_compare_command(command, compare_request);
-  api::MergeRequest merge_request;
+  sweep::MergeRequest merge_request;
   auto* merge = cli::add_merge_command(command, merge_request);
   if (auto exit_code = app::parse_command_line(command, argc, argv)) return *exit_code;
   configure_logging(options.quiet);

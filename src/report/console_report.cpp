@@ -4,12 +4,13 @@
 #include <sstream>
 #include <vector>
 
+#include "profile/profile_tables.h"
 #include "report/float8_table.h"
-#include "report/profile_tables.h"
 #include "report/summary_table.h"
-#include "report/text_table.h"
+#include "util/text_table.h"
 
 namespace ampbench::report {
+
 namespace {
 
 constexpr const char* kGreen = "\033[32m";
@@ -35,7 +36,7 @@ std::string to_console(const RunReport& report, bool colour) {
   out << model_line(report) << "\n";
 
   const auto table = summary_table(report);
-  out << render_aligned(table, [&](size_t row, size_t column, const std::string& cell) {
+  out << util::render_aligned(table, [&](size_t row, size_t column, const std::string& cell) {
     if (!colour || row == 0 || column != kSpeedupColumn) return cell;
     // The row's mode, found by name: a mode that finished nothing has a row but no summary.
     auto s = std::find_if(report.summary.begin(), report.summary.end(), [&](const ModeSummary& summary) {
@@ -44,12 +45,15 @@ std::string to_console(const RunReport& report, bool colour) {
     const char* tint = s == report.summary.end() ? nullptr : speedup_colour(*s);
     return tint ? tint + cell + kReset : cell;
   });
-  if (!report.summary.empty()) out << render_aligned(fidelity_table(report));
+  if (!report.summary.empty()) out << util::render_aligned(fidelity_table(report));
   out << summary_footnote(report) << "\n" << float8_footnote(report);
-  if (const auto by_class = time_by_class_table(report); !by_class.empty()) {
+  const auto& profiles = report.measured.profiles;
+  if (const auto by_class = profile::time_by_class_table(profiles); !by_class.empty()) {
     out << "where the time went\n"
-        << render_aligned(by_class) << render_aligned(top_ops_table(report, kTopOpsShown))
-        << render_aligned(precision_audit_table(report)) << profile_footnote(report) << "\n";
+        << util::render_aligned(by_class)
+        << util::render_aligned(profile::top_ops_table(profiles, profile::kTopOpsShown))
+        << util::render_aligned(profile::precision_audit_table(profiles))
+        << profile::profile_footnote(profiles) << "\n";
   }
   if (const auto& signal = report.measured.stopped_by)
     out << "partial report: stopped by " << *signal << "\n";

@@ -5,6 +5,7 @@
 #include <vector>
 
 namespace ampbench::report {
+
 namespace {
 
 // Each fp8 mode's first finished timed trial that recorded its layers.
@@ -21,8 +22,8 @@ std::vector<const train::TrialRecord*> float8_trials(const RunReport& report) {
 
 std::string range_text(const std::optional<train::AmaxRange>& range) {
   if (!range) return "-";
-  if (range->min == range->max) return format_number("%.4g", range->max);
-  return format_number("%.4g", range->min) + " - " + format_number("%.4g", range->max);
+  if (range->min == range->max) return util::format_number("%.4g", range->max);
+  return util::format_number("%.4g", range->min) + " - " + util::format_number("%.4g", range->max);
 }
 
 // "; 0.98x bf16's samples/s [0.951, 1.01]", when bf16 ran beside the mode.
@@ -30,9 +31,9 @@ std::string against_bf16(const RunReport& report, amp::PrecisionMode mode) {
   for (const auto& s : report.summary) {
     if (s.mode != mode || !s.speedup_vs_bf16) continue;
     // Three significant digits: a CPU's fp8 runs at thousandths of bf16's speed, which %.2f shows as 0.
-    std::string out = format_number("; %.3gx bf16's samples/s", *s.speedup_vs_bf16);
+    std::string out = util::format_number("; %.3gx bf16's samples/s", *s.speedup_vs_bf16);
     if (const auto& i = s.speedup_vs_bf16_interval)
-      out += " [" + format_number("%.3g", i->low) + ", " + format_number("%.3g", i->high) + "]";
+      out += " [" + util::format_number("%.3g", i->low) + ", " + util::format_number("%.3g", i->high) + "]";
     return out;
   }
   return "";
@@ -44,11 +45,11 @@ std::string shape_text(const train::Float8LayerSummary& layer) {
 
 }  // namespace
 
-TextRows float8_layers_table(const RunReport& report) {
+util::TextRows float8_layers_table(const RunReport& report) {
   const auto trials = float8_trials(report);
   if (trials.empty()) return {};
-  TextRows rows{{"mode", "recipe", "layer", "in -> out", "float8 calls", "bf16 calls", "input amax",
-                 "weight amax", "grad amax"}};
+  util::TextRows rows{{"mode", "recipe", "layer", "in -> out", "float8 calls", "bf16 calls", "input amax",
+                       "weight amax", "grad amax"}};
   for (const auto* t : trials) {
     for (const auto& layer : t->float8->layers) {
       const std::string bf16 =

@@ -1,6 +1,6 @@
 #include "report/json_report.h"
 
-#include "report/profile_json.h"
+#include "profile/profile_json.h"
 
 namespace ampbench::report {
 namespace {
@@ -255,7 +255,7 @@ nlohmann::json to_json(const RunReport& report) {
           {"trials", trials},
           {"fidelity_trials", fidelity_trials},
           {"summary", summary},
-          {"profiles", profiles_json(measured)},
+          {"profiles", profile::profiles_json(measured.profiles)},
           {"warnings", warnings},
           {"gates", gates}};
 }

@@ -2,10 +2,10 @@
 
 #include <sstream>
 
+#include "profile/profile_tables.h"
 #include "report/float8_table.h"
-#include "report/profile_tables.h"
 #include "report/summary_table.h"
-#include "report/text_table.h"
+#include "util/text_table.h"
 
 namespace ampbench::report {
 
@@ -23,20 +23,21 @@ std::string to_markdown(const RunReport& report) {
     out << "**Partial report: not every trial has finished yet.**\n\n";
   }
 
-  out << render_markdown_table(summary_table(report));
-  if (!report.summary.empty()) out << "\n" << render_markdown_table(fidelity_table(report));
+  out << util::render_markdown_table(summary_table(report));
+  if (!report.summary.empty()) out << "\n" << util::render_markdown_table(fidelity_table(report));
   out << "\n" << summary_footnote(report) << ".\n";
   if (const auto float8 = float8_layers_table(report); !float8.empty()) {
     out << "\n**float8 layers** (last training step's amaxes)\n\n"
-        << render_markdown_table(float8) << "\n"
+        << util::render_markdown_table(float8) << "\n"
         << float8_footnote(report);
   }
-  if (const auto by_class = time_by_class_table(report); !by_class.empty()) {
+  const auto& profiles = report.measured.profiles;
+  if (const auto by_class = profile::time_by_class_table(profiles); !by_class.empty()) {
     out << "\n**Where the time went**\n\n"
-        << render_markdown_table(by_class) << "\n"
-        << render_markdown_table(top_ops_table(report, kTopOpsShown)) << "\n"
-        << render_markdown_table(precision_audit_table(report)) << "\n"
-        << profile_footnote(report) << ".\n";
+        << util::render_markdown_table(by_class) << "\n"
+        << util::render_markdown_table(profile::top_ops_table(profiles, profile::kTopOpsShown)) << "\n"
+        << util::render_markdown_table(profile::precision_audit_table(profiles)) << "\n"
+        << profile::profile_footnote(profiles) << ".\n";
   }
   if (!report.gates.empty()) {
     out << "\n**Gates**\n\n";

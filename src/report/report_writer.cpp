@@ -1,14 +1,15 @@
 #include "report/report_writer.h"
 
-#include <functional>
 #include <stdexcept>
 
+#include "profile/profile_csv.h"
 #include "report/csv_report.h"
 #include "report/json_report.h"
 #include "report/markdown_report.h"
-#include "report/run_folder.h"
+#include "util/output_files.h"
 
 namespace ampbench::report {
+
 namespace {
 
 // The option that names an export, as the user gave it.
@@ -38,42 +39,46 @@ std::string render(ExportFormat format, const RunReport& report) {
   return {};
 }
 
-void ReportWriter::check_exports(const std::vector<NamedPath>& inputs) const {
+namespace {
+
+// The run folder's files: report.json, report.csv, summary.csv, report.md and, with a profiled pass,
+// profile.csv.
+std::vector<util::OutputFile> run_files(const RunReport& report) {
+  std::vector<util::OutputFile> files{{"report.json", render(ExportFormat::json, report)},
+                                      {"report.csv", render(ExportFormat::csv, report)},
+                                      {"summary.csv", to_summary_csv(report)},
+                                      {"report.md", render(ExportFormat::markdown, report)}};
+  if (!report.measured.profiles.empty())
+    files.push_back({"profile.csv", profile::to_profile_csv(report.measured.profiles)});
+  return files;
+}
+
+}  // namespace
+
+void ReportWriter::check_exports(const std::vector<util::NamedPath>& inputs) const {
   int to_stdout = 0;
-  std::vector<NamedPath> files;
+  std::vector<util::NamedPath> files;
   for (const auto& [format, path] : exports_) {
     if (path == "-") {
       if (++to_stdout > 1) throw std::runtime_error("only one export can go to stdout (-)");
       continue;
     }
-    check_file_writable(path);
+    util::check_file_writable(path);
     files.push_back({option_of(format), path});
   }
-  check_distinct_files(files, inputs);
+  util::check_distinct_files(files, inputs);
 }
 
 std::optional<std::string> ReportWriter::write(const RunReport& report) const {
-  std::optional<std::string> failure;
-  auto attempt = [&failure](const std::function<void()>& write) {
-    try {
-      write();
-    } catch (const std::exception& e) {
-      if (!failure) failure = e.what();
-    }
-  };
-  attempt([&] {
-    write_file_atomically(folder_ / "report.json", render(ExportFormat::json, report));
-    write_file_atomically(folder_ / "report.csv", render(ExportFormat::csv, report));
-    write_file_atomically(folder_ / "summary.csv", to_summary_csv(report));
-    write_file_atomically(folder_ / "report.md", render(ExportFormat::markdown, report));
-    if (!report.measured.profiles.empty())
-      write_file_atomically(folder_ / "profile.csv", to_profile_csv(report));
-  });
-  attempt([&] {
+  auto failure = util::write_files(folder_, run_files(report));
+  // The exports are tried even when the run folder's files failed: they may lie on another disk.
+  try {
     for (const auto& [format, path] : exports_) {
-      if (path != "-") write_file_atomically(path, render(format, report));
+      if (path != "-") util::write_file_atomically(path, render(format, report));
     }
-  });
+  } catch (const std::exception& e) {
+    if (!failure) failure = e.what();
+  }
   return failure;
 }
 

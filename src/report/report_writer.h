@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "report/report.h"
-#include "report/run_folder.h"
+#include "util/output_files.h"
 
 namespace ampbench::report {
 
@@ -22,7 +22,7 @@ std::string render(ExportFormat format, const RunReport& report);
 
 // The one writer of a run's report files: report.json, report.csv, summary.csv, report.md and, with a
 // profiled pass, profile.csv in the run folder, and
-// the exports. Each file is written whole or not at all (write_file_atomically).
+// the exports. Each file is written whole or not at all (util::write_file_atomically).
 class ReportWriter {
  public:
   explicit ReportWriter(std::vector<ExportTarget> exports) : exports_(std::move(exports)) {}
@@ -30,7 +30,7 @@ class ReportWriter {
   // Fails fast, before any training: throws std::runtime_error naming the export that cannot be written,
   // saying that more than one export wants stdout, or that two exports, or an export and one of the
   // run's `inputs`, are one file.
-  void check_exports(const std::vector<NamedPath>& inputs) const;
+  void check_exports(const std::vector<util::NamedPath>& inputs) const;
   void set_run_folder(std::filesystem::path folder) { folder_ = std::move(folder); }
   const std::filesystem::path& run_folder() const { return folder_; }
   // Rewrites the run folder's files and every file export; tries them all, and returns the first

@@ -7,32 +7,33 @@
 #include "report/summary.h"
 
 namespace ampbench::report {
+
 namespace {
 
 using train::TrialRecord;
 
 template <typename T>
 std::string or_dash(const std::optional<T>& value, const char* pattern) {
-  return value ? format_number(pattern, static_cast<double>(*value)) : "-";
+  return value ? util::format_number(pattern, static_cast<double>(*value)) : "-";
 }
 
 std::string mebibytes(int64_t bytes) {
-  return format_number("%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return util::format_number("%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
 }
 
 std::string speedup_text(const ModeSummary& s) {
   if (!s.speedup_vs_fp32) return "-";
-  std::string text = format_number("%.2fx", *s.speedup_vs_fp32);
+  std::string text = util::format_number("%.2fx", *s.speedup_vs_fp32);
   if (s.speedup_interval) {
-    text +=
-        format_number(" [%.2f", s.speedup_interval->low) + format_number("-%.2f]", s.speedup_interval->high);
+    text += util::format_number(" [%.2f", s.speedup_interval->low) +
+            util::format_number("-%.2f]", s.speedup_interval->high);
   }
   return text;
 }
 
 std::string interval_text(const std::optional<measure::Interval>& interval) {
   if (!interval) return "-";
-  return format_number("[%+.4f, ", interval->low) + format_number("%+.4f]", interval->high);
+  return util::format_number("[%+.4f, ", interval->low) + util::format_number("%+.4f]", interval->high);
 }
 
 // fail and inconclusive in capitals: they are what a reader must act on.
@@ -44,9 +45,9 @@ std::string verdict_text(const std::optional<FidelityVerdict>& verdict) {
 
 }  // namespace
 
-TextRows summary_table(const RunReport& report) {
-  TextRows rows{{"mode", "trials", "epoch time", "samples/s", "speed-up [95% CI]", "cv", "TFLOP/s", "MFU",
-                 "peak memory", "memory ratio", "activations", "activation ratio"}};
+util::TextRows summary_table(const RunReport& report) {
+  util::TextRows rows{{"mode", "trials", "epoch time", "samples/s", "speed-up [95% CI]", "cv", "TFLOP/s",
+                       "MFU", "peak memory", "memory ratio", "activations", "activation ratio"}};
   // One row per mode in the order the modes ran: its figures, or the status of a mode that finished none.
   for (auto mode : modes_in_run_order(report.measured.trials)) {
     auto s = std::find_if(report.summary.begin(), report.summary.end(),
@@ -64,8 +65,8 @@ TextRows summary_table(const RunReport& report) {
         {std::string(amp::to_string(s->mode)), std::to_string(s->trials),
          or_dash(s->epoch_seconds.median, "%.3f s"), or_dash(s->samples_per_second.median, "%.1f"),
          speedup_text(*s),
-         s->samples_per_second.cv ? format_number("%.1f%%", 100.0 * *s->samples_per_second.cv) : "-",
-         or_dash(s->achieved_tflops, "%.3g"), s->mfu ? format_number("%.1f%%", 100.0 * *s->mfu) : "-",
+         s->samples_per_second.cv ? util::format_number("%.1f%%", 100.0 * *s->samples_per_second.cv) : "-",
+         or_dash(s->achieved_tflops, "%.3g"), s->mfu ? util::format_number("%.1f%%", 100.0 * *s->mfu) : "-",
          mebibytes(s->peak_bytes), or_dash(s->memory_ratio_vs_fp32, "%.2f"),
          s->activation_bytes ? mebibytes(*s->activation_bytes) : "-",
          or_dash(s->activation_ratio_vs_fp32, "%.2f")});
@@ -73,9 +74,9 @@ TextRows summary_table(const RunReport& report) {
   return rows;
 }
 
-TextRows fidelity_table(const RunReport& report) {
-  TextRows rows{{"mode", "seeds", "val loss", "val loss delta", "delta 95% CI", "fidelity", "grad cosine",
-                 "val acc", "perplexity", "loss scale", "skipped steps"}};
+util::TextRows fidelity_table(const RunReport& report) {
+  util::TextRows rows{{"mode", "seeds", "val loss", "val loss delta", "delta 95% CI", "fidelity",
+                       "grad cosine", "val acc", "perplexity", "loss scale", "skipped steps"}};
   for (const auto& s : report.summary) {
     // fp16's scale and skipped steps as they stood at the end of its last trial.
     const TrialRecord* last = nullptr;
@@ -96,14 +97,15 @@ TextRows fidelity_table(const RunReport& report) {
 
 // What the fidelity figures are over, and what its verdict needs.
 std::string fidelity_footnote(const RunReport& report) {
-  const auto tolerance = format_number("%g", report.context.fidelity_tolerance);
+  const auto tolerance = util::format_number("%g", report.context.fidelity_tolerance);
   const auto& first = report.summary.front();
   std::string text =
       "val loss, delta and acc: means over seeds (at the run's seed, the median over trials); "
       "fidelity pass: the delta's 95% interval within +-" +
       tolerance + ", FAIL: wholly outside it";
   if (first.fidelity_noise_floor)
-    text += format_number("; noise floor (fp32's seed-to-seed stddev) %.4f", *first.fidelity_noise_floor);
+    text +=
+        util::format_number("; noise floor (fp32's seed-to-seed stddev) %.4f", *first.fidelity_noise_floor);
   else
     text += "; no noise floor (fewer than two fp32 seeds): one seed passes at |delta| <= " + tolerance;
   // A reference model draws its initial weights from each seed; an archive holds one set.
@@ -120,9 +122,11 @@ std::string cpu_footnote(const RunReport& report) {
   std::string used, waited;
   for (const auto& s : report.summary) {
     const std::string mode(amp::to_string(s.mode));
-    if (s.cpu_share) used += (used.empty() ? "" : ", ") + mode + format_number(" %.0f%%", 100 * *s.cpu_share);
+    if (s.cpu_share)
+      used += (used.empty() ? "" : ", ") + mode + util::format_number(" %.0f%%", 100 * *s.cpu_share);
     if (s.run_queue_wait_share)
-      waited += (waited.empty() ? "" : ", ") + mode + format_number(" %.1f%%", 100 * *s.run_queue_wait_share);
+      waited +=
+          (waited.empty() ? "" : ", ") + mode + util::format_number(" %.1f%%", 100 * *s.run_queue_wait_share);
   }
   std::string text = "CPU time used of what the threads could use: " + used;
   if (!waited.empty()) text += "; most time waiting for a CPU in an epoch: " + waited;
@@ -143,7 +147,7 @@ std::string summary_footnote(const RunReport& report) {
   text << "; memory above the staged data, by " << finished->memory.probe
        << "; activations = peak - (weights + gradients + optimizer state)";
   if (const auto& flops = report.context.train_flops_per_sample) {
-    text << "; TFLOP/s from " << format_number("%.4g", *flops / 1e9)
+    text << "; TFLOP/s from " << util::format_number("%.4g", *flops / 1e9)
          << " GFLOP per training sample (analytical)";
   }
   text << "; " << cpu_footnote(report) << "; " << fidelity_footnote(report);

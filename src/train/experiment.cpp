@@ -220,8 +220,8 @@ void Experiment::train_into(TrialRecord& record, const ModelState& initial, cons
     spdlog::warn("{}: parameters are no longer fp32 after training", amp::to_string(mode));
 }
 
-ProfileRecord Experiment::profile_one(amp::PrecisionMode mode) const {
-  ProfileRecord record;
+profile::ProfileRecord Experiment::profile_one(amp::PrecisionMode mode) const {
+  profile::ProfileRecord record;
   record.mode = mode;
   const auto& profile = config_.profile;
   spdlog::info("{} profiled pass: {} warm-up and {} profiled steps", amp::to_string(mode),

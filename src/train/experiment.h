@@ -79,7 +79,7 @@ class Experiment {
   TrialRecord run_timed(const PlannedTrial& item, Progress* progress);
   // A fidelity trial: the mode trained from the seed's own initial weights and batch order.
   TrialRecord run_fidelity(const PlannedTrial& item, Progress* progress);
-  ProfileRecord profile_one(amp::PrecisionMode mode) const;
+  profile::ProfileRecord profile_one(amp::PrecisionMode mode) const;
   // The initial state and trainer of a fidelity seed, made when its first trial runs.
   struct SeedState {
     ModelState initial;

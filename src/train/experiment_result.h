@@ -7,18 +7,10 @@
 
 #include "amp/mode_support.h"
 #include "amp/precision_mode.h"
-#include "profile/mode_profile.h"
+#include "profile/profile_record.h"
 #include "train/trial_record.h"
 
 namespace ampbench::train {
-
-// One mode's profiled pass (config "profile"): its figures, or why it has none.
-struct ProfileRecord {
-  amp::PrecisionMode mode = amp::PrecisionMode::fp32;
-  std::optional<profile::ModeProfile> profile;
-  std::optional<std::string> failure;  // the error that ended the pass
-  double wall_seconds = 0;  // the whole pass, warm-up and trace included: what --profile cost the run
-};
 
 // Everything an experiment measured, before any analysis: the trials and what was found about the modes
 // before they ran (static facts about the work are in report::RunContext).
@@ -27,7 +19,7 @@ struct ExperimentResult {
   // precision.fidelity_seeds > 1: each runnable mode trained from the run's seed + 1, + 2, ... (for the
   // fidelity verdict; the run's own seed is the timed trials'), by seed, then mode.
   std::vector<TrialRecord> fidelity_trials;
-  std::vector<ProfileRecord> profiles;  // the profiled pass, per runnable mode in order
+  std::vector<profile::ProfileRecord> profiles;  // the profiled pass, per runnable mode in order
   std::map<amp::PrecisionMode, amp::ModeCaveat> mode_caveats;  // runs, but the reader should know (per mode)
   std::map<amp::PrecisionMode, double> grad_cosine_vs_fp32;    // modes whose first gradient was finite
   int64_t model_parameters = 0;  // elements of the trainable parameters: weights, gradients, optimizer state

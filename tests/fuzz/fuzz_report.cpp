@@ -7,14 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/compare.h"
-#include "report/compare_render.h"
+#include "compare/compare.h"
+#include "compare/compare_render.h"
 
 namespace {
 
 // Every figure of a mode NEW finished is BASE's own: no change, and nothing past a limit.
-void expect_unchanged(const ampbench::report::Comparison& comparison) {
-  using ampbench::report::ChangeVerdict;
+void expect_unchanged(const ampbench::compare::Comparison& comparison) {
+  using ampbench::compare::ChangeVerdict;
   for (const auto& mode : comparison.modes) {
     if (mode.unfinished_in_new) continue;
     for (const auto* change : {&mode.speed, &mode.memory, &mode.val_loss}) {
@@ -34,12 +34,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   try {
-    const auto comparison = ampbench::report::compare_reports(document, document, {}, /*force=*/false);
+    const auto comparison = ampbench::compare::compare_reports(document, document, {}, /*force=*/false);
     expect_unchanged(comparison);
     // Every format compare writes, from whatever the reader let through.
-    ampbench::report::comparison_to_console(comparison);
-    ampbench::report::comparison_to_markdown(comparison);
-    ampbench::report::comparison_to_json(comparison).dump();
+    ampbench::compare::comparison_to_console(comparison);
+    ampbench::compare::comparison_to_markdown(comparison);
+    ampbench::compare::comparison_to_json(comparison).dump();
   } catch (const ampbench::util::InputError&) {
   }
   return 0;

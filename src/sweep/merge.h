@@ -1,0 +1,29 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "sweep/sweep_report.h"
+
+namespace ampbench::sweep {
+
+// What `ampbench merge` is asked: the sweep folders of one sweep's shards, and where to write the whole.
+struct MergeRequest {
+  std::vector<std::string> folders;
+  std::string out_dir = "results";
+};
+
+struct MergeOutcome {
+  SweepReport report;            // the whole sweep, every point from the shard that ran it
+  std::filesystem::path folder;  // <out_dir>/<name>-sweep-merged-<UTC time>: sweep.json, .csv, .md
+};
+
+// Joins the shards' sweep reports into one whose run folders are the shards' point folders. Throws
+// util::InputError, before anything is written, for a folder without a sweep report, shards of different
+// sweeps (other keys or values), a point run in two folders, a point that did not finish, points no folder
+// ran (named), and points of another experiment (each point's report.json config, apart from the swept keys
+// and the output folder, must be the first point's); util::OutputError when the merged folder cannot be made.
+MergeOutcome run_merge(const MergeRequest& request);
+
+}  // namespace ampbench::sweep

@@ -1,0 +1,123 @@
+#include "sweep/run_sweep.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "sweep/sweep_render.h"
+#include "util/output_files.h"
+
+namespace ampbench::sweep {
+
+namespace {
+
+std::string point_name(const SweepPoint& point, size_t count) {
+  return "sweep point " + std::to_string(point.index) + " of " + std::to_string(count) + " (" +
+         describe(point) + ")";
+}
+
+// The last point this run runs: of its share, or of the whole sweep.
+int64_t last_point_run(const SweepRequest& sweep, size_t count) {
+  auto last = static_cast<int64_t>(count);
+  while (sweep.shard && last > 1 && !sweep.shard->holds(last)) --last;
+  return last;
+}
+
+run::Request request_for(const SweepRequest& sweep, const SweepPoint& point, size_t count) {
+  run::Request request = sweep.base;
+  request.config = point.config;
+  // The fault fires in one point only: the last it runs, so that those before it are kept.
+  if (point.index != last_point_run(sweep, count)) request.fault.reset();
+  return request;
+}
+
+// Each point's config, data and outputs, checked as a dry run checks them; the error names the point.
+std::vector<PointRun> check_points(const SweepRequest& sweep, const std::vector<SweepPoint>& points) {
+  std::vector<PointRun> checked;
+  for (const auto& point : points) {
+    auto request = request_for(sweep, point, points.size());
+    request.dry_run = true;
+    try {
+      checked.push_back({point, run::run_benchmark(request), true});
+    } catch (const util::InputError& e) {
+      const auto where = point_name(point, points.size());
+      throw util::InputError(e.where().empty() ? where : where + ": " + e.where(), e.problem());
+    }
+  }
+  return checked;
+}
+
+std::filesystem::path make_point_folder(const std::filesystem::path& sweep_folder, int64_t index) {
+  auto folder = sweep_folder / ("point-" + std::to_string(index));
+  std::filesystem::create_directory(folder);  // in a folder this sweep just made: never an existing one
+  return folder;
+}
+
+// The report of the points so far: those that ran from their reports, the rest missing (or, in a shard,
+// another shard's).
+SweepReport sweep_report(const SweepRequest& sweep, const SweepOutcome& outcome) {
+  std::vector<SweepPointReport> points;
+  for (const auto& point : outcome.points) {
+    const auto run = std::find_if(outcome.runs.begin(), outcome.runs.end(),
+                                  [&](const PointRun& r) { return r.point.index == point.index; });
+    if (run != outcome.runs.end()) {
+      const auto& ran = run->outcome;
+      points.push_back(point_report(point, ran.config.train.batch_size, ran.report, run->finished,
+                                    ran.run_folder.filename().string()));
+    } else {
+      const bool here = !sweep.shard || sweep.shard->holds(point.index);
+      points.push_back({point, 0, here ? SweepPointStatus::missing : SweepPointStatus::elsewhere, "", {}});
+    }
+  }
+  return make_sweep_report(outcome.runs.empty() ? "" : outcome.runs.front().outcome.config.name, sweep.axes,
+                           sweep.shard, std::move(points));
+}
+
+std::string folder_name(const config::ExperimentConfig& config, const std::optional<Shard>& shard) {
+  const std::string share =
+      shard ? "-shard-" + std::to_string(shard->index) + "-of-" + std::to_string(shard->count) : "";
+  return config.name + "-sweep" + share;
+}
+
+}  // namespace
+
+SweepOutcome run_sweep(const SweepRequest& sweep) {
+  SweepOutcome outcome;
+  outcome.points = expand_sweep(sweep.base.config, sweep.axes);
+  auto checked = check_points(sweep, outcome.points);
+  if (sweep.base.dry_run) {
+    outcome.runs = std::move(checked);
+    return outcome;
+  }
+  try {
+    outcome.folder = util::create_run_folder(checked.front().outcome.config.output_dir,
+                                             folder_name(checked.front().outcome.config, sweep.shard));
+  } catch (const std::exception& e) {
+    throw util::OutputError(e.what());
+  }
+  spdlog::info("sweep of {} points, writing to {}", outcome.points.size(), outcome.folder.string());
+  for (const auto& point : outcome.points) {
+    if (sweep.shard && !sweep.shard->holds(point.index)) continue;
+    spdlog::info("{}", point_name(point, outcome.points.size()));
+    auto request = request_for(sweep, point, outcome.points.size());
+    try {
+      request.run_folder = make_point_folder(outcome.folder, point.index);
+    } catch (const std::exception& e) {
+      outcome.write_failure = e.what();
+      break;
+    }
+    auto ran = run::run_benchmark(request);
+    const bool finished = sweep.finished ? sweep.finished(ran) : !ran.report.measured.stopped_by;
+    outcome.runs.push_back({point, std::move(ran), finished});
+    outcome.report = sweep_report(sweep, outcome);
+    if (auto failure = util::write_files(outcome.folder, sweep_files(outcome.report)))
+      outcome.write_failure = failure;
+    if (!finished) break;
+  }
+  outcome.report = sweep_report(sweep, outcome);
+  if (auto failure = util::write_files(outcome.folder, sweep_files(outcome.report)))
+    outcome.write_failure = failure;
+  return outcome;
+}
+
+}  // namespace ampbench::sweep
