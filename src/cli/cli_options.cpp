@@ -59,13 +59,15 @@ CLI::Validator integer_in(int64_t min, int64_t max) {
       "INT in " + range, "integer range");
 }
 
-// A file to write: a path, or "-" for stdout; an empty one (an unset variable in a script) is refused
-// rather than taken as "no file".
+}  // namespace
+
 const CLI::Validator kOutputFile(
     [](std::string& path) {
       return path.empty() ? std::string("expected a file path, or - for stdout; got \"\"") : std::string();
     },
     "FILE|-", "output file");
+
+namespace {
 
 // Report files beside the run folder.
 void add_export_options(CLI::App& app, CliOptions& options) {
@@ -283,71 +285,6 @@ std::vector<report::ExportTarget> export_targets(const CliOptions& options) {
   if (!options.export_markdown.empty())
     targets.push_back({report::ExportFormat::markdown, options.export_markdown});
   return targets;
-}
-
-namespace {
-
-// A finite number from `min` to `max`. CLI11's own range checks let NaN through (every comparison with
-// it is false), and inf past NonNegativeNumber: a limit of either judges nothing.
-CLI::Validator finite_between(double min, double max, const std::string& range) {
-  return CLI::Validator(
-      [min, max, range](std::string& text) -> std::string {
-        double value = 0;
-        if (CLI::detail::lexical_cast(text, value) && std::isfinite(value) && value >= min && value <= max)
-          return "";
-        return "a finite number " + range + " expected, got \"" + text.substr(0, 40) + "\"";
-      },
-      "FINITE " + range);
-}
-
-}  // namespace
-
-CLI::App* add_compare_command(CLI::App& app, compare::CompareRequest& options) {
-  auto* compare = app.add_subcommand(
-      "compare",
-      "compare two report.json files mode by mode; exit 3 when NEW regressed past a limit beyond the "
-      "noise, lacks a mode's figures, or is partial; exit 5 when a change past a limit had one trial on a "
-      "side to judge it by");
-  compare->add_option("BASE", options.base_path, "baseline report.json")
-      ->required()
-      ->check(CLI::ExistingFile);
-  compare->add_option("NEW", options.new_path, "new report.json")->required()->check(CLI::ExistingFile);
-  compare
-      ->add_option("--max-slowdown", options.limits.max_slowdown,
-                   "largest allowed drop in samples/s, as a fraction (0.05 = 5%; default 0.07)")
-      ->check(finite_between(0.0, 1.0, "from 0 to 1"));
-  compare
-      ->add_option("--max-memory-increase", options.limits.max_memory_increase,
-                   "largest allowed rise in peak memory, as a fraction (default 0.07)")
-      ->check(finite_between(0.0, std::numeric_limits<double>::max(), "of 0 or more"));
-  compare
-      ->add_option("--max-val-loss-increase", options.limits.max_val_loss_increase,
-                   "largest allowed rise in final validation loss (absolute; default: BASE's "
-                   "precision.fidelity_tolerance)")
-      ->check(finite_between(0.0, std::numeric_limits<double>::max(), "of 0 or more"));
-  compare
-      ->add_option("--markdown", options.markdown_path,
-                   "also write the comparison as Markdown here (- for stdout)")
-      ->check(kOutputFile);
-  compare
-      ->add_option(
-          "--export-json", options.json_path,
-          "also write the comparison as JSON here (- for stdout), its verdicts named as the console's")
-      ->check(kOutputFile);
-  compare->add_flag("--force", options.force, "compare reports of different models or configs anyway");
-  return compare;
-}
-
-CLI::App* add_merge_command(CLI::App& app, sweep::MergeRequest& request) {
-  auto* merge = app.add_subcommand(
-      "merge",
-      "join the sweep folders of a sweep's shards (--shard K/N) into one sweep report; refuses folders of "
-      "different sweeps or experiments, a point run twice or not finished, and points no folder ran");
-  merge->add_option("FOLDERS", request.folders, "every shard's sweep folder")
-      ->required()
-      ->check(CLI::ExistingDirectory);
-  merge->add_option("--out", request.out_dir, "folder for the merged sweep folder (default results)");
-  return merge;
 }
 
 }  // namespace ampbench::cli

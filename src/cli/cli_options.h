@@ -9,9 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "compare/run_compare.h"
 #include "report/report_writer.h"
-#include "sweep/merge.h"
 #include "sweep/sweep_config.h"
 #include "sweep/sweep_report.h"
 
@@ -63,10 +61,9 @@ std::optional<nlohmann::json> peak_tflops_json(const std::string& text);
 void add_options(CLI::App& app, CliOptions& options);
 // The report exports the options ask for (--export-json, --export-csv, --export-markdown).
 std::vector<report::ExportTarget> export_targets(const CliOptions& options);
-// Declares `ampbench compare BASE NEW` on `app`, bound to the request it makes, and returns it.
-CLI::App* add_compare_command(CLI::App& app, compare::CompareRequest& request);
-// Declares `ampbench merge FOLDER...` on `app`, bound to the request it makes, and returns it.
-CLI::App* add_merge_command(CLI::App& app, sweep::MergeRequest& request);
+// A file to write: a path, or "-" for stdout; an empty one (an unset variable in a script) is refused
+// rather than taken as "no file".
+extern const CLI::Validator kOutputFile;
 // What --version prints: ampbench, its commit, LibTorch, and CUDA/cuDNN when present.
 std::string version_text();
 
