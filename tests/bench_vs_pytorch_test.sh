@@ -3,11 +3,9 @@
 # malloc, a table with an interval and a verdict per mode, the rounds' figures beside it, and one-line
 # refusals of bad input (exit 2), the peer's included.
 # Usage: bench_vs_pytorch_test.sh AMPBENCH_BINARY PYTHON (the one whose torch the build uses)
-set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tests/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.sh"
 ampbench=$1 python=$2
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 cat > "$out/config.json" <<'JSON'
 {"name": "bench-test", "model": {"type": "mlp", "options": {"width": 16, "depth": 1}},
  "data": {"synthetic": {"train_samples": 256, "val_samples": 16, "shape": [16], "classes": 4}},

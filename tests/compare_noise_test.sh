@@ -2,11 +2,9 @@
 # scripts/compare_noise.py on a tiny config, one round: an A/A pair and the two A/B pairs, each with the
 # verdict compare gave, in the CSV and in the table's counts.
 # Usage: compare_noise_test.sh AMPBENCH_BINARY PYTHON
-set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tests/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.sh"
 ampbench=$1 python=$2
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 cat > "$out/config.json" <<'JSON'
 {"name": "noise-test", "model": {"type": "mlp", "options": {"width": 16, "depth": 1}},
  "data": {"synthetic": {"train_samples": 256, "val_samples": 16, "shape": [16], "classes": 4}},

@@ -3,16 +3,14 @@
 # scikit-learn ships, then every mode trained from five seeds. fp32 must reach 97 % validation accuracy
 # (the config's promise: a model trained to a real accuracy), and each 16-bit mode gets its fidelity
 # verdict over the five paired seeds with fp32's noise floor. Exit 77 (skipped) without scikit-learn.
-set -euo pipefail
+# shellcheck source=tests/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.sh"
 ampbench=$1 python=$2
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 if ! "$python" -c 'import sklearn' 2>/dev/null; then
   echo "skipped: $python has no scikit-learn (scripts/setup installs it)"
   exit 77
 fi
-cd "$work"
+cd "$out"
 "$python" "$root/scripts/prepare_digits.py" data/digits
 "$ampbench" --config "$root/configs/digits.json" --out out -q --export-json report.json >/dev/null
 "$python" "$root/scripts/validate_report.py" report.json out

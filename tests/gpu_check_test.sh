@@ -2,10 +2,8 @@
 # scripts/gpu-check refuses bad input (options, a missing bundle, a bundle for another torch, a Python without
 # torch, no toolkit to build with) in one line with exit 2, before it builds or writes anything: on a short
 # loan of a GPU a typo must cost seconds, not a build.
-set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+# shellcheck source=tests/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.sh"
 mkdir -p "$out/bundle/bin" && touch "$out/bundle/bin/ampbench" "$out/bundle/bin/ampbench_tests"
 chmod +x "$out/bundle/bin/"* && echo 0.0.0 > "$out/bundle/torch-version"
 cases=(

@@ -3,11 +3,9 @@
 # profile timed on the host, as a CPU's is), and each planted wrong figure fails the check that concerns
 # it; the speed and same-peak checks on planted summaries. scripts/gpu-bundle runs it as its rehearsal.
 # Usage: gpu_judge_test.sh AMPBENCH_BINARY PYTHON
-set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tests/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.sh"
 ampbench=$1 python=$2
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 cat > "$out/config.json" <<'JSON'
 {"name": "judge-test", "model": {"type": "gpt", "options": {"n_layer": 2, "n_head": 2, "d_model": 32}},
  "data": {"synthetic_tokens": {"train_samples": 128, "val_samples": 32, "context": 32, "vocab": 64, "branching": 4}},

@@ -3,11 +3,9 @@
 # and host malloc, then a row per mode with its interval and verdict; bad input refused in one line
 # with exit 2.
 # Usage: instrumentation_overhead_test.sh INSTRUMENTATION_OVERHEAD_BINARY
-set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tests/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.sh"
 binary=$1
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 "$binary" --config "$root/benchmarks/tiny-mlp.json" --rounds 2 --train-samples 128 > "$out/table" 2> "$out/stderr" ||
   { echo "failed:"; cat "$out/stderr"; exit 1; }
 grep -Eq "^- ampbench ([0-9a-f]{7,}(-dirty)?|unknown) \([A-Za-z]+ build, .+\); LibTorch [0-9]" "$out/table" &&

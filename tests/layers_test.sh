@@ -1,22 +1,20 @@
 #!/usr/bin/env bash
 # The layering check passes on the tree and fails, naming the file, when a lower layer includes a higher
 # one or a room includes the room beside it: each planted here in a copy of the tree.
-set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.sh"
 python3 "$root/scripts/check_layers.py" "$root"
 
 # Plants `#include "INCLUDE"` after FILE's first include of ANCHOR in a fresh copy; the check must fail
 # with EXPECTED as one of its lines.
 expect_caught() {
   local file=$1 anchor=$2 include=$3 expected=$4
-  rm -rf "$tmp"/*
-  cp -r "$root/src" "$root/models" "$root/benchmarks" "$tmp/"
-  sed -i "0,/#include \"${anchor//\//\\/}\"/s//#include \"${anchor//\//\\/}\"\n#include \"${include//\//\\/}\"/" "$tmp/$file"
-  grep -q "\"$include\"" "$tmp/$file" || { echo "could not plant the include in $file"; exit 1; }
+  rm -rf "$out"/*
+  cp -r "$root/src" "$root/models" "$root/benchmarks" "$out/"
+  sed -i "0,/#include \"${anchor//\//\\/}\"/s//#include \"${anchor//\//\\/}\"\n#include \"${include//\//\\/}\"/" "$out/$file"
+  grep -q "\"$include\"" "$out/$file" || { echo "could not plant the include in $file"; exit 1; }
   local found
-  if found=$(python3 "$root/scripts/check_layers.py" "$tmp"); then
+  if found=$(python3 "$root/scripts/check_layers.py" "$out"); then
     echo "a planted include passed the check:"; echo "$found"; exit 1
   fi
   grep -qE "^$expected\$" <<<"$found" || { echo "$found"; exit 1; }

@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
 # scripts/plot_report.py draws its three figures from a report, a fourth from its profiles, and refuses a file
 # that is not one.
-set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tests/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.sh"
 python=${1:?usage: plot_report_test.sh PYTHON (one with matplotlib)}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 "$python" "$root/scripts/plot_report.py" "$root/tests/snapshots/report.json" --out "$out" >/dev/null
 for name in loss epoch_time memory; do
   [[ $(head -c 4 "$out/$name.png" | od -An -c | tr -d ' ') == '211PNG' ]] || { echo "no PNG for $name"; exit 1; }

@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
 # scripts/plot_sweep.py draws its three figures from a sweep report, one key or a grid, leaves out points
 # that did not run, and refuses a file that is not one.
-set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tests/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.sh"
 python=${1:?usage: plot_sweep_test.sh PYTHON (one with matplotlib)}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 # A batch-size sweep of fp32 and bf16 (bf16 with intervals), its last point missing; and the same as a grid.
 "$python" - "$out/sweep.json" "$out/grid.json" <<'PY'
 import json, sys

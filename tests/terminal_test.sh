@@ -3,15 +3,14 @@
 # gives it a pseudo-terminal) both appear; NO_COLOR (https://no-color.org) takes the colour away and keeps
 # the progress line; TERM=dumb and a pipe get neither.
 # Usage: terminal_test.sh AMPBENCH_BINARY PYTHON
-set -euo pipefail
+# shellcheck source=tests/preamble.sh
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.sh"
 # shellcheck source=tests/tiny_config.sh
 source "$(dirname "${BASH_SOURCE[0]}")/tiny_config.sh"
 binary=$1 python=$2
 # util-linux's script(1) gives ampbench a pseudo-terminal; skipped where there is none that works.
 script -qec true /dev/null </dev/null >/dev/null 2>&1 ||
   { echo "no util-linux script(1) and pseudo-terminal here to give ampbench a terminal"; exit 77; }
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 write_tiny_config "$out/config.json" "$out/runs"
 colour=$'\e\[[0-9;]*m'  # a colour (SGR) sequence
 erase=$'\e\[K'          # written by the progress line, at least when it is taken down: proof it was on
