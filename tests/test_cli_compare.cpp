@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_fixture.h"
+#include "report/report.h"
 
 namespace fs = std::filesystem;
 using namespace ampbench::testing;
@@ -133,13 +134,14 @@ TEST_F(Cli, CompareRefusesDifferentExperimentsAndReadsOlderSchemas) {
   auto old_path = write_config(old_baseline, "old.json").string();
   EXPECT_EQ(run("compare " + old_path + " " + base).exit_code, 0);
   auto newer = old_baseline;
-  newer["schema_version"] = 12;
+  const auto newest = std::to_string(ampbench::report::kSchemaVersion);
+  newer["schema_version"] = ampbench::report::kSchemaVersion + 1;
   auto too_new = run("compare " + base + " " + write_config(newer, "newer.json").string());
   EXPECT_EQ(too_new.exit_code, 2);
-  EXPECT_EQ(too_new.err,
-            "compare error: " + (dir_ / "newer.json").string() +
-                ": schema version 12 is newer than this ampbench reads (1 to 11): update ampbench to "
-                "compare it\n");
+  EXPECT_EQ(too_new.err, "compare error: " + (dir_ / "newer.json").string() + ": schema version " +
+                             std::to_string(ampbench::report::kSchemaVersion + 1) +
+                             " is newer than this ampbench reads (1 to " + newest +
+                             "): update ampbench to compare it\n");
 }
 
 // Planted figures in a real report of one mode: every epoch of trial i takes seconds[i] (and the summary's

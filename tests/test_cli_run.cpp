@@ -10,9 +10,11 @@
 
 #include "cli_fixture.h"
 #include "profile/profile_csv.h"
+#include "report/report.h"
 
 namespace fs = std::filesystem;
 using namespace ampbench::testing;
+using ampbench::report::kSchemaVersion;
 
 TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
   auto result = run("--config " + write_config(tiny_config()).string() + " --quiet");
@@ -21,7 +23,7 @@ TEST_F(Cli, RunsEveryModeAndWritesJsonCsvAndMarkdownReports) {
   ASSERT_EQ(folders.size(), 1u);
 
   auto report = nlohmann::json::parse(read_file(folders[0] / "report.json"));
-  EXPECT_EQ(report["schema_version"], 11);
+  EXPECT_EQ(report["schema_version"], kSchemaVersion);
   EXPECT_EQ(report["complete"], true);
   EXPECT_EQ(report["config"]["name"], "tiny");
   EXPECT_EQ(report["model_parameters"], (48 * 16 + 16) + (16 * 4 + 4));  // 48 inputs, width 16, 4 classes
@@ -269,7 +271,7 @@ TEST_F(Cli, ExportsGoWhereAskedAndDashIsStdout) {
       run("--config " + write_config(tiny_config()).string() + " -q --modes fp32 --epochs 1 --export-json " +
           json_path.string() + " --export-markdown -");
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], 11);
+  EXPECT_EQ(nlohmann::json::parse(read_file(json_path))["schema_version"], kSchemaVersion);
   // stdout carries the Markdown alone; the console summary moved to stderr.
   EXPECT_EQ(result.out.rfind("### ampbench: tiny", 0), 0u) << result.out;
   EXPECT_NE(result.err.find("reports: "), std::string::npos);
@@ -337,5 +339,5 @@ TEST_F(Cli, AnExportNeverWritesThroughALinkPlantedBesideIt) {
                     " --export-json " + exported.string());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(read_file(unrelated), "keep me");
-  EXPECT_EQ(nlohmann::json::parse(read_file(exported))["schema_version"], 11);
+  EXPECT_EQ(nlohmann::json::parse(read_file(exported))["schema_version"], kSchemaVersion);
 }
