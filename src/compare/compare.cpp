@@ -165,6 +165,13 @@ Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& nex
                            const std::string& new_name) {
   const auto a = read_report_figures(base, base_name);
   const auto b = read_report_figures(next, new_name);
+  // A report whose run measured nothing (every mode diverged, ran out of memory, failed or was skipped) is a
+  // report all the same: as NEW each of BASE's modes lacks its figures there, a regression; as BASE it gives
+  // nothing to judge against.
+  if (a.modes.empty())
+    throw util::InputError(base_name,
+                           "is the report of a run that measured nothing (no mode finished a timed "
+                           "trial: see its warnings), so it is no baseline to compare with");
   Comparison comparison;
   comparison.base_name = base_name;
   comparison.new_name = new_name;
