@@ -17,7 +17,7 @@ def point(index, batch, modes, status="finished"):
 points = [point(1, 8, [mode("fp32", 100, 1.0, None), mode("bf16", 90, 0.9, [0.8, 0.95])]),
           point(2, 16, [mode("fp32", 180, 1.0, None), mode("bf16", 250, 1.39, [1.3, 1.5])]),
           point(3, 32, [], "missing")]
-sweep = {"sweep_schema_version": 1, "name": "t", "complete": False, "shard": None,
+sweep = {"sweep_schema_version": 2, "name": "t", "complete": False, "shard": None,
          "axes": [{"key": "/train/batch_size", "values": [8, 16, 32]}], "not_finished": [3], "points": points,
          "speedup_shapes": [], "step_costs": [], "lines": []}
 json.dump(sweep, open(sys.argv[1], "w"))

@@ -1,6 +1,8 @@
 // Sweeps end to end: every point a whole run in its own folder, the sweep report made of their reports,
 // refusals before anything runs, and a stopped sweep's partial report.
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "cli_fixture.h"
 #include "measure/linear_fit.h"
@@ -54,7 +56,8 @@ TEST_F(Cli, ASweepRunsEachPointIntoItsFolderAndReportsTheirOwnFigures) {
     }
   }
   EXPECT_EQ(line_count(read_file(folder / "sweep.csv")), 1u + 3 * 2);
-  // The step-cost fit is the least-squares line through every timed trial's step time, batch / rate.
+  // The step-cost fit is the least-squares line through each point's median step time (batch / rate over
+  // its timed trials).
   ASSERT_EQ(sweep["step_costs"].size(), 2u);
   for (const auto& cost : sweep["step_costs"]) {
     std::vector<double> batch, seconds;
@@ -62,19 +65,51 @@ TEST_F(Cli, ASweepRunsEachPointIntoItsFolderAndReportsTheirOwnFigures) {
       const auto report = read_json(folder / point["run_folder"].get<std::string>() / "report.json");
       for (const auto& summary : report["summary"]) {
         if (summary["mode"] != cost["mode"]) continue;
-        for (const auto& trial : summary["trials_compared"]) {
-          batch.push_back(point["batch_size"].get<double>());
-          seconds.push_back(batch.back() / trial["samples_per_second"].get<double>());
-        }
+        std::vector<double> steps;
+        for (const auto& trial : summary["trials_compared"])
+          steps.push_back(point["batch_size"].get<double>() / trial["samples_per_second"].get<double>());
+        batch.push_back(point["batch_size"].get<double>());
+        seconds.push_back(*measure::median(steps));
       }
     }
     const auto fit = measure::fit_line(batch, seconds);
     ASSERT_TRUE(fit);
-    EXPECT_EQ(cost["samples"], 6);
+    EXPECT_EQ(cost["samples"], 3);
     EXPECT_NEAR(cost["fixed_seconds"].get<double>(), fit->intercept, 1e-12);
     EXPECT_NEAR(cost["per_sample_seconds"].get<double>(), fit->slope, 1e-12);
   }
   EXPECT_NE(result.out.find("fp32: a fixed "), std::string::npos) << result.out;
+}
+
+// --sweep-order shuffled runs the points in an order drawn from the config's seed, the same each time, and
+// sweep.json records the order they ran in; the grid's order is the default. Without a sweep it is refused.
+TEST_F(Cli, ShuffledSweepPointsRunInTheSeedsOrderWhichTheReportRecords) {
+  const auto config = write_config(tiny_config()).string();
+  const std::string sweep = "--config " + config + " --modes fp32 --sweep /train/batch_size=8,16,32";
+  auto order_of = [&](const std::string& extra) {
+    const auto before = run_folders();
+    const auto result = run(sweep + " " + extra);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    std::vector<int64_t> logged;  // "sweep point K of 3 (...)", as the log says it ran each
+    for (size_t at = result.err.find("sweep point "); at != std::string::npos;
+         at = result.err.find("sweep point ", at + 1))
+      logged.push_back(std::stoll(result.err.substr(at + 12)));
+    fs::path folder;
+    for (const auto& f : run_folders())
+      if (std::find(before.begin(), before.end(), f) == before.end()) folder = f;
+    const auto order = read_json(folder / "sweep.json")["run_order"].get<std::vector<int64_t>>();
+    EXPECT_EQ(order, logged);
+    return order;
+  };
+  EXPECT_EQ(order_of(""), (std::vector<int64_t>{1, 2, 3}));
+  const auto shuffled = order_of("--sweep-order shuffled");
+  EXPECT_EQ(std::set<int64_t>(shuffled.begin(), shuffled.end()), (std::set<int64_t>{1, 2, 3}));
+  EXPECT_NE(shuffled, (std::vector<int64_t>{1, 2, 3}));  // the tiny config's seed, 0, draws [3, 1, 2]
+  EXPECT_EQ(order_of("--sweep-order shuffled"), shuffled);
+  const auto refused = run("--config " + config + " --sweep-order shuffled");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.err,
+            "usage error: --sweep-order orders a sweep's points; give --sweep or a config with one\n");
 }
 
 TEST_F(Cli, TheConfigsSweepAndTheCommandLinesMakeAGrid) {
@@ -167,8 +202,8 @@ class CliShards : public Cli {
     EXPECT_EQ(result.exit_code, expected_exit) << result.err;
     return fs::directory_iterator(where)->path();
   }
-  Result merge(const std::vector<fs::path>& folders) {
-    std::string args = "merge --out " + (dir_ / "merged").string();
+  Result merge(const std::vector<fs::path>& folders, const std::string& extra = "") {
+    std::string args = "merge --out " + (dir_ / "merged").string() + (extra.empty() ? "" : " " + extra);
     for (const auto& folder : folders) args += " " + folder.string();
     return run(args);
   }
@@ -229,6 +264,57 @@ TEST_F(CliShards, MergeRefusesAForeignADuplicateAMissingAndAnUnfinishedPoint) {
     EXPECT_EQ(line_count(result.err), 1u) << result.err;
     EXPECT_FALSE(fs::exists(dir_ / "merged"));
   }
+}
+
+// A shard that ran on another build, machine or archive measured something else: refused, naming both,
+// unless --force, which merges it and names the difference in every sweep report.
+TEST_F(CliShards, MergeRefusesPointsOfAnotherBuildMachineOrArchiveUnlessForced) {
+  const auto one = run_shard(1), two = run_shard(2), three = run_shard(3);
+  const auto planted = three / "point-3" / "report.json";
+  const auto original = read_json(planted);
+  // Where each difference is planted in point 3's report, and the field and value the refusal names: a
+  // reference model has no archive, so point 3 gets a whole one (as the schema has it).
+  struct Plant {
+    std::string at;
+    nlohmann::json value;
+    std::string field;
+    nlohmann::json named;
+  };
+  const std::vector<Plant> plants{
+      {"/environment/git_commit", "0123456789ab", "/environment/git_commit", "0123456789ab"},
+      {"/environment/cpu_model", "Another CPU", "/environment/cpu_model", "Another CPU"},
+      {"/environment/libtorch_version", "9.9.9", "/environment/libtorch_version", "9.9.9"},
+      {"/model/archive",
+       {{"fingerprint", "00ff00ff00ff00ff"}, {"torch_version", "2.13.0"}},
+       "/model/archive/fingerprint",
+       "00ff00ff00ff00ff"}};
+  for (const auto& plant : plants) {
+    SCOPED_TRACE(plant.field);
+    auto report = original;
+    report[nlohmann::json::json_pointer(plant.at)] = plant.value;
+    std::ofstream(planted) << report.dump(2);
+    const auto first = read_json(one / "point-1" / "report.json");
+    const nlohmann::json::json_pointer field(plant.field);
+    const auto theirs = first.contains(field) ? first[field] : nlohmann::json();
+    const auto refused = merge({one, two, three});
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_EQ(refused.err, "merge error: " + (three / "point-3").string() +
+                               ": point 3 (/train/batch_size=32) ran on another build, machine or archive: " +
+                               plant.field + " is " + plant.named.dump() + " there, " + theirs.dump() +
+                               " in point 1 (/train/batch_size=8); --force merges them\n");
+    EXPECT_FALSE(fs::exists(dir_ / "merged"));
+  }
+  const auto forced = merge({one, two, three}, "--force");
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  const auto merged = fs::directory_iterator(dir_ / "merged")->path();
+  const auto sweep = read_json(merged / "sweep.json");
+  ASSERT_EQ(sweep["environment_differences"].size(), 1u);
+  EXPECT_NE(sweep["environment_differences"][0].get<std::string>().find("/model/archive/fingerprint"),
+            std::string::npos);
+  EXPECT_NE(forced.out.find("merged with --force from another build, machine or archive: point 3"),
+            std::string::npos)
+      << forced.out;
+  EXPECT_NE(read_file(merged / "sweep.md").find("merged with --force"), std::string::npos);
 }
 
 }  // namespace

@@ -210,7 +210,7 @@ TEST(Sweep, ABatchSizeSweepFitsEachModesFixedAndPerSampleCost) {
   auto report = report_of(all);
   ASSERT_EQ(report.step_costs.size(), 2u);  // fp32 and bf16
   const auto& fit = report.step_costs[0].fit;
-  EXPECT_EQ(fit.samples, 6);
+  EXPECT_EQ(fit.samples, 3);  // the points, each its trials' median
   EXPECT_NEAR(fit.intercept, 0.002, 1e-12);
   EXPECT_NEAR(fit.slope, 0.0001, 1e-12);
   ASSERT_EQ(report.step_costs[0].fixed_share.size(), 3u);
@@ -228,6 +228,29 @@ TEST(Sweep, ABatchSizeSweepFitsEachModesFixedAndPerSampleCost) {
   EXPECT_TRUE(report_of(all, 2).step_costs.empty());
 }
 
+// A point's trials share a process and a stretch of time: the fit is over the points' median step times, so
+// many trials at two batch sizes give a line but no interval, and the line says why.
+TEST(Sweep, TheStepCostFitIsOverThePointsNotTheirTrials) {
+  auto all = points({{1.0, std::nullopt}, {1.0, std::nullopt}});
+  for (auto& point : all) {
+    const double step = 0.002 + 0.0001 * point.batch_size;
+    for (auto& f : point.modes)
+      f.trial_rates = {point.batch_size / (step * 0.99), point.batch_size / step,
+                       point.batch_size / (step * 1.01)};
+  }
+  const auto report = report_of(all);
+  ASSERT_FALSE(report.step_costs.empty());
+  const auto& fit = report.step_costs[0].fit;
+  EXPECT_EQ(fit.samples, 2);
+  EXPECT_NEAR(fit.intercept, 0.002, 1e-12);  // through the two medians
+  EXPECT_FALSE(fit.intercept_interval);
+  EXPECT_FALSE(fit.slope_interval);
+  EXPECT_NE(ampbench::sweep::step_cost_lines(report)[0].find(
+                "(2 batch sizes give no interval: sweep three or more)"),
+            std::string::npos)
+      << ampbench::sweep::step_cost_lines(report)[0];
+}
+
 // sweep.json read back is the report it was written from; what is not a sweep report is refused.
 TEST(Sweep, ASweepReportReadBackIsTheReportItWasWrittenFrom) {
   auto all = points({{0.8, {{0.7, 0.9}}}, {1.4, std::nullopt}, {1.0, std::nullopt}});
@@ -237,7 +260,7 @@ TEST(Sweep, ASweepReportReadBackIsTheReportItWasWrittenFrom) {
   EXPECT_EQ(ampbench::sweep::to_json(ampbench::sweep::read_sweep_report(written, "s")), written);
   for (const auto& [bad, expected] : std::vector<std::pair<json, std::string>>{
            {json::array(), "s: is not an ampbench sweep report"},
-           {{{"sweep_schema_version", 2}}, "s: sweep schema version 2; this ampbench reads version 1"},
+           {{{"sweep_schema_version", 3}}, "s: sweep schema version 3; this ampbench reads versions 1 to 2"},
            {[&] {
               auto d = written;
               d["points"][0]["status"] = "done";

@@ -225,6 +225,11 @@ void add_options(CLI::App& app, CliOptions& options) {
             return shard_of(text) ? std::string() : "expected K/N with 1 <= K <= N, e.g. 2/4";
           },
           "K/N", "shard"));
+  app.add_option(
+         "--sweep-order", options.sweep_order,
+         "with a sweep: run its points in the grid's order (default) or shuffled by the config's seed, so "
+         "that a machine's drift over the sweep falls on no swept key")
+      ->check(CLI::IsMember({"grid", "shuffled"}));
   add_headroom_options(app, options);
   add_debug_options(app, options);
   add_export_options(app, options);

@@ -36,6 +36,7 @@ struct CliOptions {
   std::string inject_fault;                              // testing only: KIND:MODE:STEP[:TRIAL]
   std::vector<std::string> sweeps;                       // --sweep KEY=V1,V2,..., one per swept key
   std::string shard;                                     // --shard K/N: a share of a sweep's points
+  std::string sweep_order;                               // --sweep-order grid|shuffled
   bool max_batch = false;                                // --max-batch
   std::string memory_budget;                             // --memory-budget SIZE
 };

@@ -15,9 +15,9 @@ namespace {
 // Why --max-batch (or its budget) cannot go with the rest of the command line; nullopt when it can.
 std::optional<std::string> conflict(const CliOptions& options, const ExperimentInput& input) {
   if (!options.max_batch) return "--memory-budget is the budget of --max-batch: give --max-batch too";
-  if (!input.axes.empty() || !options.shard.empty())
-    return "--max-batch searches the batch size of one experiment: it takes no --sweep, --shard or config "
-           "with a sweep";
+  if (!input.axes.empty() || !options.shard.empty() || !options.sweep_order.empty())
+    return "--max-batch searches the batch size of one experiment: it takes no --sweep, --shard, "
+           "--sweep-order or config with a sweep";
   if (!input.request.exports.empty())
     return "--export-json, --export-csv and --export-markdown are for one run; --max-batch writes "
            "max_batch.json, max_batch.csv and max_batch.md in its folder";

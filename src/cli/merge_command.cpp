@@ -17,6 +17,9 @@ MergeCommand::MergeCommand(CLI::App& app) {
       ->required()
       ->check(CLI::ExistingDirectory);
   command_->add_option("--out", request_.out_dir, "folder for the merged sweep folder (default results)");
+  command_->add_flag(
+      "--force", request_.force,
+      "merge points that ran on other builds, machines or archives, naming each in the report");
 }
 
 int MergeCommand::run() {

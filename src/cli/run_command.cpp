@@ -30,6 +30,8 @@ int print_outcome(run::Outcome outcome) {
 int run_experiment(const CliOptions& options, ExperimentInput& input) {
   if (!options.shard.empty())
     throw UsageError("--shard takes a share of a sweep's points; give --sweep or a config with one");
+  if (!options.sweep_order.empty())
+    throw UsageError("--sweep-order orders a sweep's points; give --sweep or a config with one");
   auto outcome = run::run_benchmark(input.request);
   input.progress_line.reset();
   // A dry run has passed every check a run makes before it starts (device, data, exports): a CI job

@@ -32,7 +32,8 @@ int run_sweep(const CliOptions& options, ExperimentInput& input) {
         "--export-json, --export-csv and --export-markdown are for one run; a sweep writes sweep.json, "
         "sweep.csv and sweep.md in its folder");
   const auto shard = options.shard.empty() ? std::nullopt : shard_of(options.shard);
-  auto outcome = sweep::run_sweep({input.request, input.axes, shard, app::sweep_goes_on_after});
+  auto outcome = sweep::run_sweep(
+      {input.request, input.axes, shard, options.sweep_order == "shuffled", app::sweep_goes_on_after});
   input.progress_line.reset();
   if (!options.dry_run) return print_outcome(outcome);
   auto configs = nlohmann::json::array();

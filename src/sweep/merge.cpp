@@ -2,7 +2,6 @@
 
 #include <map>
 
-#include "run/benchmark.h"
 #include "sweep/sweep_reader.h"
 #include "sweep/sweep_render.h"
 #include "util/bounded_file.h"
@@ -64,12 +63,17 @@ std::map<int64_t, RanPoint> collect_points(const std::vector<SweepReport>& shard
   return ran;
 }
 
-// A point's config as its report.json records it, without what a sweep may change between its points.
-nlohmann::json experiment_of(const RanPoint& point, const std::vector<SweepAxis>& axes) {
+// A point's report.json, which holds its config.
+nlohmann::json report_of(const RanPoint& point) {
   const auto path = point.run_folder / "report.json";
-  const auto report = read_json(path);
+  auto report = read_json(path);
   if (!report.is_object() || !report.contains("config") || !report["config"].is_object())
     throw util::InputError(path.string(), "is not a report with its config");
+  return report;
+}
+
+// A point's config as its report records it, without what a sweep may change between its points.
+nlohmann::json experiment_of(const nlohmann::json& report, const std::vector<SweepAxis>& axes) {
   auto config = report["config"];
   for (const auto& axis : axes) {
     const nlohmann::json::json_pointer key(axis.key);
@@ -81,15 +85,55 @@ nlohmann::json experiment_of(const RanPoint& point, const std::vector<SweepAxis>
 
 void check_one_experiment(const std::map<int64_t, RanPoint>& ran, const std::vector<SweepAxis>& axes) {
   const auto& first = ran.begin()->second;
-  const auto expected = experiment_of(first, axes);
+  const auto expected = experiment_of(report_of(first), axes);
   for (const auto& [index, point] : ran) {
-    const auto difference = nlohmann::json::diff(expected, experiment_of(point, axes));
+    const auto difference = nlohmann::json::diff(expected, experiment_of(report_of(point), axes));
     if (!difference.empty())
       throw util::InputError(point.run_folder.string(),
                              "its config differs from " + named(first.point) + "'s at " +
                                  difference[0]["path"].get<std::string>() +
                                  ", beyond the swept keys: a point of another experiment");
   }
+}
+
+// What decides a point's figures besides its config, as its report records it: the build that ran it,
+// the device and the CPU, and an exported model's archive.
+const std::vector<nlohmann::json::json_pointer>& deciding_fields() {
+  using Pointer = nlohmann::json::json_pointer;
+  static const std::vector<Pointer> fields{
+      Pointer("/environment/ampbench_version"), Pointer("/environment/git_commit"),
+      Pointer("/environment/libtorch_version"), Pointer("/environment/cuda_version"),
+      Pointer("/environment/device_name"),      Pointer("/environment/gpu_capability"),
+      Pointer("/environment/cpu_model"),        Pointer("/model/archive/fingerprint")};
+  return fields;
+}
+
+nlohmann::json value_at(const nlohmann::json& report, const nlohmann::json::json_pointer& field) {
+  return report.contains(field) ? report[field] : nlohmann::json();
+}
+
+// Each point whose report records another build, machine or archive than the first point's: refused (one
+// line naming both), or with `force` described for the merged report.
+std::vector<std::string> check_one_environment(const std::map<int64_t, RanPoint>& ran, bool force) {
+  const auto& first = ran.begin()->second;
+  const auto expected = report_of(first);
+  std::vector<std::string> differences;
+  for (const auto& [index, point] : ran) {
+    const auto report = report_of(point);
+    for (const auto& field : deciding_fields()) {
+      const auto theirs = value_at(expected, field), ours = value_at(report, field);
+      if (theirs == ours) continue;
+      const auto what =
+          field.to_string() + " is " + ours.dump() + " there, " + theirs.dump() + " in " + named(first.point);
+      if (!force)
+        throw util::InputError(point.run_folder.string(),
+                               named(point.point) + " ran on another build, machine " +
+                                   "or archive: " + what + "; --force merges them");
+      differences.push_back(named(point.point) + ": " + what);
+      break;
+    }
+  }
+  return differences;
 }
 
 std::vector<SweepReport> read_shards(const std::vector<std::string>& folders) {
@@ -114,6 +158,7 @@ MergeOutcome run_merge(const MergeRequest& request) {
   const auto shards = read_shards(request.folders);
   const auto ran = collect_points(shards, request.folders);
   check_one_experiment(ran, shards.front().axes);
+  auto differences = check_one_environment(ran, request.force);
   MergeOutcome outcome;
   try {
     outcome.folder = util::create_run_folder(request.out_dir, shards.front().name + "-sweep-merged");
@@ -128,6 +173,7 @@ MergeOutcome run_merge(const MergeRequest& request) {
   }
   outcome.report =
       make_sweep_report(shards.front().name, shards.front().axes, std::nullopt, std::move(points));
+  outcome.report.environment_differences = std::move(differences);
   if (auto failure = util::write_files(outcome.folder, sweep_files(outcome.report)))
     throw util::OutputError(*failure);
   return outcome;

@@ -12,6 +12,7 @@ namespace ampbench::sweep {
 struct MergeRequest {
   std::vector<std::string> folders;
   std::string out_dir = "results";
+  bool force = false;  // merge points that ran on other builds, machines or archives, marked so
 };
 
 struct MergeOutcome {
@@ -22,8 +23,12 @@ struct MergeOutcome {
 // Joins the shards' sweep reports into one whose run folders are the shards' point folders. Throws
 // util::InputError, before anything is written, for a folder without a sweep report, shards of different
 // sweeps (other keys or values), a point run in two folders, a point that did not finish, points no folder
-// ran (named), and points of another experiment (each point's report.json config, apart from the swept keys
-// and the output folder, must be the first point's); util::OutputError when the merged folder cannot be made.
+// ran (named), points of another experiment (each point's report.json config, apart from the swept keys
+// and the output folder, must be the first point's), and, unless `force`, points whose report records
+// another build, machine or archive than the first point's (what decides the figures: ampbench's version
+// and commit, LibTorch's and CUDA's, the device's name and compute capability, the CPU, an exported model's
+// fingerprint; with `force` the report names each such difference); util::OutputError when the merged
+// folder cannot be made.
 MergeOutcome run_merge(const MergeRequest& request);
 
 }  // namespace ampbench::sweep

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/ops/randperm.h>
 #include <spdlog/spdlog.h>
 
 #include "sweep/sweep_render.h"
@@ -16,26 +18,35 @@ std::string point_name(const SweepPoint& point, size_t count) {
          describe(point) + ")";
 }
 
-// The last point this run runs: of its share, or of the whole sweep.
-int64_t last_point_run(const SweepRequest& sweep, size_t count) {
-  auto last = static_cast<int64_t>(count);
-  while (sweep.shard && last > 1 && !sweep.shard->holds(last)) --last;
-  return last;
+// The points this run runs, in the order it runs them: its share (or the whole sweep), in the grid's order
+// or shuffled by the config's seed (torch's seeded permutation, the same on every machine).
+std::vector<SweepPoint> run_order(const SweepRequest& sweep, const std::vector<SweepPoint>& points) {
+  std::vector<SweepPoint> order;
+  for (const auto& point : points)
+    if (!sweep.shard || sweep.shard->holds(point.index)) order.push_back(point);
+  if (!sweep.shuffled || order.empty()) return order;
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(sweep.base.config.value("seed", uint64_t{0}));
+  const auto permutation = at::randperm(static_cast<int64_t>(order.size()), generator, at::kLong);
+  const auto* drawn = permutation.data_ptr<int64_t>();
+  std::vector<SweepPoint> shuffled;
+  for (int64_t i = 0; i < permutation.numel(); ++i) shuffled.push_back(order[drawn[i]]);
+  return shuffled;
 }
 
-run::Request request_for(const SweepRequest& sweep, const SweepPoint& point, size_t count) {
+run::Request request_for(const SweepRequest& sweep, const SweepPoint& point, int64_t last) {
   run::Request request = sweep.base;
   request.config = point.config;
   // The fault fires in one point only: the last it runs, so that those before it are kept.
-  if (point.index != last_point_run(sweep, count)) request.fault.reset();
+  if (point.index != last) request.fault.reset();
   return request;
 }
 
 // Each point's config, data and outputs, checked as a dry run checks them; the error names the point.
-std::vector<PointRun> check_points(const SweepRequest& sweep, const std::vector<SweepPoint>& points) {
+std::vector<PointRun> check_points(const SweepRequest& sweep, const std::vector<SweepPoint>& points,
+                                   int64_t last) {
   std::vector<PointRun> checked;
   for (const auto& point : points) {
-    auto request = request_for(sweep, point, points.size());
+    auto request = request_for(sweep, point, last);
     request.dry_run = true;
     try {
       checked.push_back({point, run::run_benchmark(request), true});
@@ -69,8 +80,10 @@ SweepReport sweep_report(const SweepRequest& sweep, const SweepOutcome& outcome)
       points.push_back({point, 0, here ? SweepPointStatus::missing : SweepPointStatus::elsewhere, "", {}});
     }
   }
-  return make_sweep_report(outcome.runs.empty() ? "" : outcome.runs.front().outcome.config.name, sweep.axes,
-                           sweep.shard, std::move(points));
+  auto report = make_sweep_report(outcome.runs.empty() ? "" : outcome.runs.front().outcome.config.name,
+                                  sweep.axes, sweep.shard, std::move(points));
+  for (const auto& run : outcome.runs) report.run_order.push_back(run.point.index);
+  return report;
 }
 
 std::string folder_name(const config::ExperimentConfig& config, const std::optional<Shard>& shard) {
@@ -84,7 +97,9 @@ std::string folder_name(const config::ExperimentConfig& config, const std::optio
 SweepOutcome run_sweep(const SweepRequest& sweep) {
   SweepOutcome outcome;
   outcome.points = expand_sweep(sweep.base.config, sweep.axes);
-  auto checked = check_points(sweep, outcome.points);
+  const auto order = run_order(sweep, outcome.points);
+  const int64_t last = order.empty() ? 0 : order.back().index;
+  auto checked = check_points(sweep, outcome.points, last);
   if (sweep.base.dry_run) {
     outcome.runs = std::move(checked);
     return outcome;
@@ -96,10 +111,9 @@ SweepOutcome run_sweep(const SweepRequest& sweep) {
     throw util::OutputError(e.what());
   }
   spdlog::info("sweep of {} points, writing to {}", outcome.points.size(), outcome.folder.string());
-  for (const auto& point : outcome.points) {
-    if (sweep.shard && !sweep.shard->holds(point.index)) continue;
+  for (const auto& point : order) {
     spdlog::info("{}", point_name(point, outcome.points.size()));
-    auto request = request_for(sweep, point, outcome.points.size());
+    auto request = request_for(sweep, point, last);
     try {
       request.run_folder = make_point_folder(outcome.folder, point.index);
     } catch (const std::exception& e) {

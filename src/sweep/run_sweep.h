@@ -17,6 +17,9 @@ struct SweepRequest {
   run::Request base;  // the config without its "sweep" key, and how to run each point; no exports
   std::vector<SweepAxis> axes;
   std::optional<Shard> shard;  // run only this share of the points (every point is still checked)
+  // Run the points in an order shuffled by the config's seed rather than the grid's: a machine's drift over
+  // the sweep then falls on no axis (the step-cost fit reads the batch size's effect from the points).
+  bool shuffled = false;
   // Whether a point's run finished; the sweep stops after one that did not. Unset: it finished unless a
   // stop signal ended it.
   std::function<bool(const run::Outcome&)> finished;

@@ -74,7 +74,13 @@ SweepReport report_of(const nlohmann::json& doc) {
     if (points[i].point.index != static_cast<int64_t>(i) + 1)
       throw std::invalid_argument("its points are not numbered 1 to " + std::to_string(points.size()));
   }
-  return make_sweep_report(doc.at("name").get<std::string>(), std::move(axes), shard, std::move(points));
+  auto report =
+      make_sweep_report(doc.at("name").get<std::string>(), std::move(axes), shard, std::move(points));
+  // Written since: absent from an older ampbench's sweep.json, as if empty.
+  if (doc.contains("environment_differences"))
+    report.environment_differences = doc.at("environment_differences").get<std::vector<std::string>>();
+  if (doc.contains("run_order")) report.run_order = doc.at("run_order").get<std::vector<int64_t>>();
+  return report;
 }
 
 }  // namespace
@@ -83,8 +89,10 @@ SweepReport read_sweep_report(const nlohmann::json& document, const std::string&
   if (!document.is_object() || !document.contains("sweep_schema_version"))
     throw util::InputError(name, "is not an ampbench sweep report (no sweep_schema_version)");
   const auto& version = document["sweep_schema_version"];
-  if (version != kSweepSchemaVersion)
-    throw util::InputError(name, "sweep schema version " + version.dump() + "; this ampbench reads version " +
+  if (!version.is_number_integer() || version.get<int64_t>() < 1 ||
+      version.get<int64_t>() > kSweepSchemaVersion)
+    throw util::InputError(name, "sweep schema version " + version.dump() +
+                                     "; this ampbench reads versions 1 to " +
                                      std::to_string(kSweepSchemaVersion));
   try {
     return report_of(document);

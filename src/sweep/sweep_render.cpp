@@ -168,8 +168,7 @@ nlohmann::json to_json(const SweepReport& report) {
   for (const auto& shape : report.shapes) shapes.push_back(shape_json(shape));
   auto costs = nlohmann::json::array();
   for (const auto& cost : report.step_costs) costs.push_back(step_cost_json(cost));
-  auto lines = speedup_lines(report);
-  for (auto& line : step_cost_lines(report)) lines.push_back(std::move(line));
+  auto lines = report_lines(report);
   return {
       {"sweep_schema_version", kSweepSchemaVersion},
       {"name", report.name},
@@ -181,6 +180,8 @@ nlohmann::json to_json(const SweepReport& report) {
       {"points", points},
       {"speedup_shapes", shapes},
       {"step_costs", costs},
+      {"environment_differences", report.environment_differences},
+      {"run_order", report.run_order},
       {"lines", lines}};
 }
 
@@ -223,8 +224,7 @@ std::string to_csv(const SweepReport& report) {
 
 std::string to_markdown(const SweepReport& report) {
   std::string out = "# Sweep: " + report.name + "\n\n";
-  for (const auto& line : speedup_lines(report)) out += "- " + line + "\n";
-  for (const auto& line : step_cost_lines(report)) out += "- " + line + "\n";
+  for (const auto& line : report_lines(report)) out += "- " + line + "\n";
   const auto missing = missing_line(report);
   if (!missing.empty()) out += "\n**" + missing.substr(0, missing.size() - 1) + "**\n";
   return out + "\n" + util::render_markdown_table(table_of(report));
@@ -232,8 +232,7 @@ std::string to_markdown(const SweepReport& report) {
 
 std::string to_console(const SweepReport& report) {
   std::string out = util::render_aligned(table_of(report));
-  for (const auto& line : speedup_lines(report)) out += line + "\n";
-  for (const auto& line : step_cost_lines(report)) out += line + "\n";
+  for (const auto& line : report_lines(report)) out += line + "\n";
   return out + missing_line(report);
 }
 

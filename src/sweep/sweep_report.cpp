@@ -71,16 +71,19 @@ std::string points_text(const SweepReport& report, const std::vector<int64_t>& i
   return util::join(names, "; ");
 }
 
+// The fit is over the points, each its trials' median step time: a point's trials share a process and a
+// stretch of time, and the points run one after another, so the trials are no independent samples of the
+// line (drift would pass for the batch's effect, with intervals too narrow).
 std::optional<StepCostFit> step_cost_of(amp::PrecisionMode mode,
                                         const std::vector<SweepPointReport>& points) {
   std::vector<double> batch, seconds;
   for (const auto& point : points) {
     for (const auto& figures : point.modes) {
-      if (figures.mode != mode) continue;
-      for (double rate : figures.trial_rates) {
-        batch.push_back(static_cast<double>(point.batch_size));
-        seconds.push_back(static_cast<double>(point.batch_size) / rate);
-      }
+      if (figures.mode != mode || figures.trial_rates.empty()) continue;
+      std::vector<double> steps;
+      for (double rate : figures.trial_rates) steps.push_back(static_cast<double>(point.batch_size) / rate);
+      batch.push_back(static_cast<double>(point.batch_size));
+      seconds.push_back(*measure::median(steps));
     }
   }
   const auto fit = measure::fit_line(batch, seconds);
@@ -181,6 +184,8 @@ std::vector<std::string> step_cost_lines(const SweepReport& report) {
               util::format_number("%.0f %%", 100 * largest->second) + " at " +
               settings_of(report, largest->first);
     }
+    if (!fit.intercept_interval)
+      line += " (" + std::to_string(fit.samples) + " batch sizes give no interval: sweep three or more)";
     std::vector<std::string> around_zero;
     if (holds_zero(fit.intercept_interval)) around_zero.push_back("the fixed cost");
     if (holds_zero(fit.slope_interval)) around_zero.push_back("the cost per sample");
@@ -218,6 +223,14 @@ std::vector<std::string> speedup_lines(const SweepReport& report) {
               " of them without one: an interval needs two timed trials or more)";
     lines.push_back(line + ".");
   }
+  return lines;
+}
+
+std::vector<std::string> report_lines(const SweepReport& report) {
+  auto lines = speedup_lines(report);
+  for (auto& line : step_cost_lines(report)) lines.push_back(std::move(line));
+  for (const auto& difference : report.environment_differences)
+    lines.push_back("merged with --force from another build, machine or archive: " + difference);
   return lines;
 }
 

@@ -62,7 +62,10 @@ struct SweepReport {
   std::vector<SpeedupShape> shapes;      // one per mode other than fp32 that ran at some point
   // Sweeps of /train/batch_size alone: one per mode whose trials span two batch sizes or more.
   std::vector<StepCostFit> step_costs;
-  bool complete() const;  // every point of its share finished
+  // A merge that --force kept across builds, machines or archives: each point's difference from the first.
+  std::vector<std::string> environment_differences;
+  std::vector<int64_t> run_order;  // the indices of the points that ran here, in the order they ran
+  bool complete() const;           // every point of its share finished
 };
 
 // A point that ran, from its report; `run_folder` relative to the sweep folder.
@@ -82,5 +85,9 @@ std::string speedup_text(const report::SummaryFigures& figures);
 
 // A line per mode: where its speed-up is best, and where it crosses 1.0 or that it does not.
 std::vector<std::string> speedup_lines(const SweepReport& report);
+
+// Every line the reports print under the table: the speed-up lines, the step-cost lines, and a line per
+// point that a forced merge kept from another build, machine or archive.
+std::vector<std::string> report_lines(const SweepReport& report);
 
 }  // namespace ampbench::sweep
