@@ -9,6 +9,7 @@
 #include "amp/float8_linear.h"
 #include "amp/float8_scaling.h"
 #include "amp/mode_support.h"
+#include "measure/cpu_tracking_allocator.h"
 #include "measure/gpu_info.h"
 
 namespace {
@@ -186,8 +187,8 @@ TEST(Float8Linear, OnlyAFloat8ScopeWithShapesOfSixteensRunsInFloat8) {
   EXPECT_TRUE(ampbench::amp::linear(x, w, b).equal(plain));  // closed again
   float8.sum().backward();
   ASSERT_EQ(layers.records().size(), 2u);  // the empty call counts as a bf16 call of the first layer
-  const auto& first = *layers.records()[0].second;
-  EXPECT_TRUE(layers.records()[0].first.is_same(w));
+  const auto& first = *layers.records()[0];
+  EXPECT_EQ(first.key, w.unsafeGetTensorImpl());  // a reference model's layer is its weight parameter
   EXPECT_EQ(first.float8_calls, 1);
   EXPECT_EQ(first.bf16_calls, 1);
   ASSERT_TRUE(first.bf16_shape);
@@ -195,11 +196,36 @@ TEST(Float8Linear, OnlyAFloat8ScopeWithShapesOfSixteensRunsInFloat8) {
   EXPECT_NEAR(first.input_amax.item<float>(), x.abs().max().item<float>(), 0);
   EXPECT_NEAR(first.weight_amax.item<float>(), w.abs().max().item<float>(), 0);
   EXPECT_EQ(first.grad_output_amax.item<float>(), 1.0f);  // backward recorded its output gradient's amax
-  const auto& second = *layers.records()[1].second;
+  const auto& second = *layers.records()[1];
   EXPECT_EQ(second.float8_calls, 0);
   EXPECT_EQ(second.bf16_calls, 1);
   ASSERT_TRUE(second.bf16_shape);
   EXPECT_EQ(ampbench::amp::why_not_float8(*second.bf16_shape), "16 x 32 -> 10: not all multiples of 16");
+}
+
+// A weight computed anew each call (weight_norm, a merged LoRA W + B @ A, w * scale) is one layer when the
+// caller names it: one record over many steps, which holds none of the weights, so memory stays flat.
+TEST(Float8Linear, ANamedLayerWithAComputedWeightKeepsOneRecordAndNoWeight) {
+  torch::manual_seed(4);
+  const auto x = torch::randn({16, 32});
+  const auto base = torch::randn({16, 32}).requires_grad_(), scale = torch::ones({16, 1}).requires_grad_();
+  const std::string layer = "proj";
+  using ampbench::measure::CpuTrackingAllocator;
+  CpuTrackingAllocator::install();
+  Float8Layers layers;
+  int64_t held_after_first = 0;
+  for (int step = 0; step < 50; ++step) {
+    {
+      Float8Scope scope(Float8Settings{Float8Recipe::tensorwise}, &layers);
+      ampbench::amp::linear(x, base * scale, {}, &layer).sum().backward();
+    }
+    if (step == 0) held_after_first = CpuTrackingAllocator::current_bytes();
+  }
+  ASSERT_EQ(layers.records().size(), 1u);
+  EXPECT_EQ(layers.records()[0]->name, "proj");
+  EXPECT_EQ(layers.records()[0]->float8_calls, 50);
+  // A record a call holding its weight would add 2 KiB a step.
+  EXPECT_LE(CpuTrackingAllocator::current_bytes() - held_after_first, 512);
 }
 
 TEST(Float8Linear, EveryDimensionMustBeANonZeroMultipleOfSixteen) {

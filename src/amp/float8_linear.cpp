@@ -114,14 +114,16 @@ std::optional<Float8Settings> float8_settings(PrecisionMode mode, double scale_m
   return Float8Settings{*recipe, scale_multiplier};
 }
 
-c10::intrusive_ptr<Float8LayerRecord> Float8Layers::record_for(const torch::Tensor& weight) {
-  for (auto& [w, record] : records_) {
-    if (w.is_same(weight)) return record;
-  }
+c10::intrusive_ptr<Float8LayerRecord> Float8Layers::record_for(const void* key, const std::string& name,
+                                                               const torch::Tensor& weight) {
+  const auto [found, fresh] = index_.try_emplace(key, records_.size());
+  if (!fresh) return records_[found->second];
   auto record = c10::make_intrusive<Float8LayerRecord>();
+  record->key = key;
+  record->name = name;
   record->out_features = weight.size(0);
   record->in_features = weight.size(1);
-  records_.emplace_back(weight, record);
+  records_.push_back(record);
   return record;
 }
 
@@ -140,13 +142,15 @@ torch::Tensor float8_matmul(const torch::Tensor& input, const torch::Tensor& wei
   return Float8Matmul::apply(input, weight, settings, record);
 }
 
-torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias) {
+torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias,
+                     const std::string* layer) {
   if (!active_scope) return at::linear(input, weight, bias);
   const auto device = input.device().type();
   const auto x =
       at::autocast::is_autocast_enabled(device) ? input.to(at::autocast::get_autocast_dtype(device)) : input;
   const LinearShape shape{x.size(-1) > 0 ? x.numel() / x.size(-1) : 0, weight.size(1), weight.size(0)};
-  auto record = active_scope->layers() ? active_scope->layers()->record_for(weight)
+  const void* key = layer ? static_cast<const void*>(layer) : weight.unsafeGetTensorImpl();
+  auto record = active_scope->layers() ? active_scope->layers()->record_for(key, layer ? *layer : "", weight)
                                        : c10::intrusive_ptr<Float8LayerRecord>();
   if (!float8_takes(shape)) {
     if (record) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,8 @@ std::string why_not_float8(const LinearShape& shape);
 // What one linear layer did in float8 over a trial. Its amax tensors are the last step's, held on the
 // device (never read to the host while a step runs): scalars under tensorwise, one per row under rowwise.
 struct Float8LayerRecord : torch::CustomClassHolder {
+  const void* key = nullptr;  // what identifies the layer (Float8Layers::record_for); never dereferenced
+  std::string name;           // the caller's name for it; empty: its weight parameter names it (key)
   int64_t in_features = 0;
   int64_t out_features = 0;
   int64_t float8_calls = 0;
@@ -42,17 +45,20 @@ struct Float8LayerRecord : torch::CustomClassHolder {
   torch::Tensor input_amax, weight_amax, grad_output_amax;
 };
 
-// The records of a trial's linear layers, one per weight tensor, in the order the layers first ran.
+// The records of a trial's linear layers, one per layer, in the order the layers first ran. A layer is
+// its key, which stays the same while it lives (a reference model's weight parameter, an exported program's
+// module): a weight computed anew each call (weight_norm, a merged LoRA) is one layer, not one per call, and
+// no record holds a weight.
 class Float8Layers {
  public:
-  c10::intrusive_ptr<Float8LayerRecord> record_for(const torch::Tensor& weight);
-  // (weight, record) pairs; the weight identifies the layer for its name.
-  const std::vector<std::pair<torch::Tensor, c10::intrusive_ptr<Float8LayerRecord>>>& records() const {
-    return records_;
-  }
+  // The layer's record, made on its first call from its weight's sizes and `name`.
+  c10::intrusive_ptr<Float8LayerRecord> record_for(const void* key, const std::string& name,
+                                                   const torch::Tensor& weight);
+  const std::vector<c10::intrusive_ptr<Float8LayerRecord>>& records() const { return records_; }
 
  private:
-  std::vector<std::pair<torch::Tensor, c10::intrusive_ptr<Float8LayerRecord>>> records_;
+  std::vector<c10::intrusive_ptr<Float8LayerRecord>> records_;
+  std::unordered_map<const void*, size_t> index_;  // key -> its record in records_
 };
 
 // How the linear layers inside a Float8Scope scale their operands. `scale_multiplier` is 1 except when a
@@ -92,7 +98,10 @@ class Float8Scope {
 // when the product's dimensions are multiples of 16 (at::_scaled_mm's rule), the input (in autocast's
 // dtype) and the fp32 weight are cast to float8 with dynamic scales and the output, input-gradient and
 // weight-gradient products run in float8, as torchao's Float8Linear runs them; otherwise at::linear.
-torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias = {});
+// `layer` names a layer whose weight may be computed each call (an exported program's module, the string's
+// address its key); without it the weight is a parameter, which is the key and names it.
+torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias = {},
+                     const std::string* layer = nullptr);
 
 // The float8 product alone, for the tests: input @ weight^T with `settings`, output in input's dtype,
 // differentiable in both; `record` (may be null) keeps the amaxes.

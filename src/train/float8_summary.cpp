@@ -9,9 +9,11 @@ std::optional<AmaxRange> range_of(const torch::Tensor& amax) {
   return AmaxRange{values.min().item<double>(), values.max().item<double>()};
 }
 
-std::string name_of(const torch::Tensor& weight, const torch::nn::Module& model) {
+// The caller's name for the layer, else its weight parameter's (the record's key).
+std::string name_of(const amp::Float8LayerRecord& record, const torch::nn::Module& model) {
+  if (!record.name.empty()) return record.name;
   for (const auto& item : model.named_parameters()) {
-    if (!item.value().is_same(weight)) continue;
+    if (item.value().unsafeGetTensorImpl() != record.key) continue;
     const auto& name = item.key();
     const std::string suffix = ".weight";
     return name.ends_with(suffix) ? name.substr(0, name.size() - suffix.size()) : name;
@@ -29,8 +31,8 @@ std::optional<std::string> bf16_why(const amp::Float8LayerRecord& record) {
 Float8Summary summarize_float8(amp::Float8Recipe recipe, const amp::Float8Layers& layers,
                                const torch::nn::Module& model) {
   Float8Summary out{std::string(amp::to_string(recipe)), {}};
-  for (const auto& [weight, record] : layers.records()) {
-    out.layers.push_back({name_of(weight, model), record->in_features, record->out_features,
+  for (const auto& record : layers.records()) {
+    out.layers.push_back({name_of(*record, model), record->in_features, record->out_features,
                           record->float8_calls, record->bf16_calls, bf16_why(*record),
                           range_of(record->input_amax), range_of(record->weight_amax),
                           range_of(record->grad_output_amax)});
