@@ -1,9 +1,12 @@
 // The "exported" model type: a config's path to a torch.export archive, read and compiled once, checked
 // against what the data gives it.
 #include <algorithm>
+#include <set>
 #include <unordered_set>
 
+#include "models/export_flops.h"
 #include "models/exported.h"
+#include "models/symbolic_sizes.h"
 #include "util/input_error.h"
 
 namespace ampbench::models {
@@ -59,7 +62,17 @@ class ExportedSpec final : public ModelSpec {
   std::shared_ptr<Network> build() const override {
     return std::make_shared<ExportedNetwork>(program_, *archive_);
   }
-  double forward_macs() const override { return program_->forward_macs; }
+  // Counted op by op on the program's graph at the run's sizes, forward and backward (export_flops.h).
+  TrainFlops train_flops(const InputSpec& input) const override {
+    const auto& graph = archive_->program.at("graph_module").at("graph");
+    const auto& input_sizes =
+        graph.at("tensor_values").at(program_->graph->name_of(program_->batch_input)).at("sizes");
+    const auto symbols = input_symbols(input_sizes, input.sample_shape);
+    const auto counted = count_graph_flops(graph, symbols, trainable_inputs());
+    // A batch the program fixed (a static first dimension) is that many samples.
+    const double samples = double(std::max<int64_t>(1, size_value(input_sizes.at(0), symbols).value_or(1)));
+    return {(counted.forward + counted.backward) / samples, counted.uncounted};
+  }
   ModelSize size() const override {
     ModelSize size;
     std::unordered_set<const c10::TensorImpl*> counted;  // tied weights count once
@@ -85,6 +98,17 @@ class ExportedSpec final : public ModelSpec {
   void check_input(const InputSpec& input) const override { check_input_fits(*program_, input); }
 
  private:
+  // The graph's inputs whose gradients a step computes: the trainable parameters.
+  std::set<std::string> trainable_inputs() const {
+    std::set<std::string> names;
+    for (const auto& parameter : program_->parameters) {
+      for (const auto& [name, tensor] : archive_->weights)
+        if (name == parameter.name && tensor.requires_grad())
+          names.insert(program_->graph->name_of(parameter.slot));
+    }
+    return names;
+  }
+
   std::string path_;
   std::shared_ptr<const ExportArchive> archive_;
   std::shared_ptr<const ExportedProgram> program_;

@@ -4,7 +4,6 @@
 #include <numeric>
 
 #include "models/export_enums.h"
-#include "models/export_flops.h"
 #include "util/input_error.h"
 
 namespace ampbench::models {
@@ -99,11 +98,8 @@ ExportedProgram compile(const ExportArchive& archive) {
   const auto& input_name = program.graph->name_of(program.batch_input);
   program.input = shape_of(values, input_name);
   program.output = shape_of(values, program.graph->name_of(program.logits_output));
-  const auto input_sizes = example_sizes(values, input_name);
-  if (input_sizes.empty())
+  if (values.at(input_name).at("sizes").empty())
     throw InputError("the program's input \"" + input_name + "\" has no batch dimension");
-  program.example_batch = std::max<int64_t>(1, input_sizes.front());
-  program.forward_macs = export_matrix_macs(graph) / double(program.example_batch);
   return program;
 }
 

@@ -35,8 +35,6 @@ struct ExportedProgram {
   Slot logits_output = -1;
   std::vector<StateInput> buffer_mutations;  // the buffer to copy each such output into, after a run
   TensorShape input, output;
-  int64_t example_batch = 1;  // the batch the program was exported with
-  double forward_macs = 0;    // of one sample: every matrix op the graph runs, at the example's shapes
 };
 
 // Compiles the archive's program. Throws util::InputError for a graph it cannot run (the node, its op and

@@ -39,16 +39,22 @@ struct InputFit {
   bool next_token = false;
 };
 
+// What one sample's training step costs in matrix FLOPs (2 per multiply-add: what FLOP/s and MFU are
+// computed from), and the ops left out of it because their FLOPs could not be counted. A double: options
+// within their ranges can ask for more than int64 counts (attention over 2^32 patches).
+struct TrainFlops {
+  double per_sample = 0;
+  std::vector<std::string> uncounted;
+};
+
 // A model with every option resolved: what a config's "model" names, typed. Built from it, its weights
 // are drawn from LibTorch's global RNG.
 class ModelSpec {
  public:
   virtual ~ModelSpec() = default;
   virtual std::shared_ptr<Network> build() const = 0;
-  // Multiply-adds of one sample's forward pass, counted analytically: every convolution, linear layer and
-  // attention matmul (what FLOPs and MFU are computed from: 2 FLOPs per multiply-add, training = 3x). A
-  // double: options within their ranges can ask for more than int64 counts (attention over 2^32 patches).
-  virtual double forward_macs() const = 0;
+  // The matrix FLOPs of one sample's training step on `input` (the run's data).
+  virtual TrainFlops train_flops(const InputSpec& input) const = 0;
   // Its state's elements, counted from the options alone (what estimates memory before it is built).
   virtual ModelSize size() const = 0;
   // The options as a config writes them, every default filled in (the input's shape is the data's).
@@ -71,7 +77,11 @@ class ModelSpecOf final : public ModelSpec {
   ModelSpecOf(Options options, InputSpec input) : options_(std::move(options)), input_(std::move(input)) {}
   const Options& options() const { return options_; }
   std::shared_ptr<Network> build() const override { return build_network(options_); }
-  double forward_macs() const override { return forward_macs_of(options_, input_); }
+  // Counted analytically from the options: every convolution, linear layer and attention matmul of the
+  // forward pass, and training as 3x it (each product's two gradients).
+  TrainFlops train_flops(const InputSpec& /*input*/) const override {
+    return {6.0 * forward_macs_of(options_, input_), {}};
+  }
   ModelSize size() const override { return model_size_of(options_); }
   nlohmann::json options_json() const override { return options_json_of(options_); }
 

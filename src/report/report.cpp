@@ -8,7 +8,7 @@
 namespace ampbench::report {
 namespace {
 
-constexpr util::EnumNames<WarningKind, 22> kWarningNames{{
+constexpr util::EnumNames<WarningKind, 23> kWarningNames{{
     {WarningKind::diverged, "diverged"},
     {WarningKind::oom, "oom"},
     {WarningKind::failed, "failed"},
@@ -31,6 +31,7 @@ constexpr util::EnumNames<WarningKind, 22> kWarningNames{{
     {WarningKind::slow_mode, "slow_mode"},
     {WarningKind::contention, "contention"},
     {WarningKind::setup_failed, "setup_failed"},
+    {WarningKind::flops_uncounted, "flops_uncounted"},
 }};
 
 constexpr util::EnumNames<FidelityVerdict, 3> kVerdictNames{{
@@ -63,8 +64,9 @@ RunContext make_run_context(const config::ExperimentConfig& config, measure::Env
                      {},
                      {}};
   context.archive = config.model.spec->archive();
-  // 2 FLOPs per multiply-add; training is forward + backward, about 3x the forward pass.
-  context.train_flops_per_sample = 6.0 * config.model.spec->forward_macs();
+  auto flops = config.model.spec->train_flops(config::input_spec(config.data));
+  context.train_flops_per_sample = flops.per_sample;
+  context.flops_uncounted = std::move(flops.uncounted);
   const bool on_gpu = context.environment.device.starts_with("cuda");
   for (auto mode : config.precision.modes) {
     std::optional<double> peak;

@@ -24,7 +24,7 @@ namespace ampbench::report {
 
 // report.json's shape. Any change to it (a field or an enum value added, removed, renamed or given another
 // meaning) raises the version, and docs/report.schema.json follows; docs/reports.md lists the versions.
-constexpr int kSchemaVersion = 11;
+constexpr int kSchemaVersion = 12;
 
 struct StepPercentiles {
   double p50 = 0, p90 = 0, p99 = 0;
@@ -136,6 +136,7 @@ enum class WarningKind {
   slow_mode,
   contention,
   setup_failed,
+  flops_uncounted,
 };
 std::string_view to_string(WarningKind kind);
 
@@ -156,7 +157,8 @@ struct RunContext {
   config::Gates gates;
   nlohmann::json resolved_config;  // recorded in report.json as it is; nothing reads values back from it
   measure::Environment environment;
-  std::optional<double> train_flops_per_sample;      // analytical: 3 x 2 x the forward pass's multiply-adds
+  std::optional<double> train_flops_per_sample;      // matrix FLOPs of a sample's training step
+  std::vector<std::string> flops_uncounted;          // the ops whose FLOPs it leaves out, and why
   std::map<amp::PrecisionMode, double> peak_tflops;  // the device's dense peak per mode, where known
   std::optional<models::ArchiveIdentity> archive;    // an exported model's
 };

@@ -35,6 +35,20 @@ void setup_failed(const RunReport& report, std::vector<Warning>& out) {
        "a device with more memory"});
 }
 
+void flops_uncounted(const RunReport& report, std::vector<Warning>& out) {
+  const auto& ops = report.context.flops_uncounted;
+  if (ops.empty()) return;
+  std::string listed;
+  for (size_t i = 0; i < ops.size() && i < 3; ++i) listed += (i ? "; " : "") + ops[i];
+  if (ops.size() > 3) listed += "; and " + std::to_string(ops.size() - 3) + " more";
+  out.push_back({WarningKind::flops_uncounted, std::nullopt,
+                 "the FLOPs of " + std::to_string(ops.size()) +
+                     " matrix op(s) could not be counted and are " +
+                     "left out of train_flops_per_sample: " + listed,
+                 "TFLOP/s and MFU are lower bounds; an op's sizes come from the program's metadata at the "
+                 "run's input shape"});
+}
+
 void data_on_host(const RunReport& report, std::vector<Warning>& out) {
   if (report.measured.data_on_device) return;
   out.push_back({WarningKind::data_on_host, std::nullopt,
@@ -358,6 +372,7 @@ std::vector<Warning> find_warnings(const RunReport& report) {
   debug_build(report, out);
   setup_failed(report, out);
   data_on_host(report, out);
+  flops_uncounted(report, out);
   mode_caveats(report, out);
   scale_collapses(report, out);
   never_stepped(report, out);
