@@ -13,21 +13,46 @@ using nlohmann::json;
 using Kind = BoundArgument::Kind;
 using util::InputError;
 
-BoundArgument constant(c10::IValue value) { return {Kind::single, {BoundElement{-1, std::move(value)}}}; }
+BoundArgument constant(c10::IValue value) {
+  return {Kind::single, {BoundElement{-1, std::move(value)}}, true, false};
+}
 
-// Whether the schema wants a float where the program wrote an int (Python's 1 for 1.0).
-bool wants_float(const c10::Argument& schema_argument) {
+// A schema argument's type, an Optional's element type for an optional one.
+c10::TypePtr element_type(const c10::Argument& schema_argument) {
   auto type = schema_argument.type();
-  if (const auto* optional = type->castRaw<c10::OptionalType>()) type = optional->getElementType();
+  if (const auto* optional = type->castRaw<c10::OptionalType>()) return optional->getElementType();
+  return type;
+}
+
+// batch_norm's and native_batch_norm's `training`, dropout's `train`, and native_dropout's `bool? train`.
+bool is_training_flag(const c10::Argument& schema_argument) {
+  return element_type(schema_argument)->kind() == c10::TypeKind::BoolType &&
+         (schema_argument.name() == "training" || schema_argument.name() == "train");
+}
+
+// The program's value of a training flag: true, false, or None, which native_dropout reads as true.
+BoundArgument training_flag(const std::string& kind, const json& value) {
+  BoundArgument out{Kind::training_flag, {}, true, false};
+  if (kind == "as_bool")
+    out.exported_training = value.get<bool>();
+  else if (kind != "as_none")
+    throw InputError("is a training flag of kind " + kind + ", where ampbench reads true, false or None");
+  return out;
+}
+
+// Whether the schema wants a float, or a list of them, where the program wrote an int (Python's 1 for 1.0,
+// upsample's scale_factors=[2, 2]).
+bool wants_float(const c10::Argument& schema_argument) {
+  auto type = element_type(schema_argument);
+  if (const auto* list = type->castRaw<c10::ListType>()) type = list->getElementType();
   return type->kind() == c10::TypeKind::FloatType;
 }
 
 // Where the schema wants a tensor the program may pass a Python number (add_(1)), which eager PyTorch
 // wraps into a 0-dim tensor that type promotion treats as a number; so does this.
 c10::IValue as_schema_wants(c10::IValue value, const c10::Argument& schema_argument) {
-  auto type = schema_argument.type();
-  if (const auto* optional = type->castRaw<c10::OptionalType>()) type = optional->getElementType();
-  if (type->kind() != c10::TypeKind::TensorType || !(value.isInt() || value.isDouble() || value.isBool()))
+  if (element_type(schema_argument)->kind() != c10::TypeKind::TensorType ||
+      !(value.isInt() || value.isDouble() || value.isBool()))
     return value;
   return at::native::wrapped_scalar_tensor(value.toScalar());
 }
@@ -72,6 +97,10 @@ std::optional<c10::IValue> constant_of(const std::string& kind, const json& valu
   if (kind == "as_none") return c10::IValue();
   if (kind == "as_int")
     return as_float ? c10::IValue(double(value.get<int64_t>())) : c10::IValue(value.get<int64_t>());
+  if (kind == "as_ints" && as_float) {
+    const auto ints = value.get<std::vector<int64_t>>();
+    return c10::IValue(std::vector<double>(ints.begin(), ints.end()));
+  }
   if (kind == "as_ints") return c10::IValue(value.get<std::vector<int64_t>>());
   if (kind == "as_float") return value.get<double>();
   if (kind == "as_floats") return c10::IValue(value.get<std::vector<double>>());
@@ -98,9 +127,7 @@ BoundArgument bind_argument(const json& argument, const c10::Argument& schema_ar
                             const std::function<Slot(const std::string&)>& slot_of) {
   std::string kind;
   const auto& value = union_member(argument, kind);
-  const bool is_bool = schema_argument.type()->kind() == c10::TypeKind::BoolType;
-  if (is_bool && (schema_argument.name() == "training" || schema_argument.name() == "train"))
-    return {Kind::training_flag, {}};  // follows the module's train() or eval(), as the eager module does
+  if (is_training_flag(schema_argument)) return training_flag(kind, value);
   if (kind == "as_device") return {Kind::device, {}};  // the export's device (arange's, to's) is the run's
   if (auto fixed = constant_of(kind, value, wants_float(schema_argument)))
     return constant(as_schema_wants(std::move(*fixed), schema_argument));
@@ -140,7 +167,7 @@ c10::IValue value_of(const BoundArgument& argument, const std::vector<c10::IValu
       return element.slot >= 0 ? values[element.slot] : element.constant;
     }
     case Kind::training_flag:
-      return state.training;
+      return state.training ? argument.exported_training : argument.training_in_eval;
     case Kind::device:
       return state.device;
     case Kind::tensor_list:

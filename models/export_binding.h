@@ -41,6 +41,11 @@ struct BoundArgument {
   };
   Kind kind = Kind::single;
   std::vector<BoundElement> elements;  // one for `single`, none for `training_flag`
+  // A `training_flag` passes what the program says in train() (a submodule the user put in eval() before
+  // exporting stays so), and in eval() false, unless the node keeps it (batch norm without running
+  // statistics normalises with the batch's in eval() too, as eager's does).
+  bool exported_training = true;
+  bool training_in_eval = false;
 };
 
 // A serialized union (schema.yaml's Argument, InputSpec, ...: an object of one member): the member's name

@@ -34,6 +34,17 @@ std::optional<c10::OperatorName> operator_name_of(const std::string& target) {
                            overload == "default" ? "" : overload);
 }
 
+// The innermost module of a node's nn_module_stack, as torch.export serializes it ("KEY,PATH,TYPE" per
+// module, outermost first, joined by ";"); "" when the metadata has none or the node ran at the root.
+std::string module_path_of(const json& node) {
+  const auto& metadata = node.value("metadata", json::object());
+  if (!metadata.contains("nn_module_stack") || !metadata.at("nn_module_stack").is_string()) return "";
+  const auto stack = metadata.at("nn_module_stack").get<std::string>();
+  const auto innermost = stack.substr(stack.rfind(';') + 1);
+  const auto first = innermost.find(','), last = innermost.rfind(',');
+  return first == std::string::npos || first == last ? "" : innermost.substr(first + 1, last - first - 1);
+}
+
 std::string first_output_name(const json& node) {
   for (const auto& output : node.value("outputs", json::array())) {
     const auto dumped = output.dump();
@@ -49,9 +60,65 @@ std::string first_output_name(const json& node) {
   return node.value("name", "(unnamed)");
 }
 
+bool is_none(const BoundArgument& argument) {
+  return argument.kind == BoundArgument::Kind::single && argument.elements.front().slot < 0 &&
+         argument.elements.front().constant.isNone();
+}
+
+// Batch norm without running statistics (track_running_stats=False: None for both, or an overload without
+// them) normalises with the batch's statistics in eval() too, as the eager module does: its training flag
+// keeps the program's value there.
+void keep_batch_statistics_in_eval(GraphNode& node) {
+  const auto& schema = node.op->schema();
+  if (schema.name().find("batch_norm") == std::string::npos) return;
+  const auto mean = schema.argumentIndexWithName("running_mean");
+  const auto var = schema.argumentIndexWithName("running_var");
+  const bool without_statistics =
+      mean && var ? is_none(node.arguments[*mean]) && is_none(node.arguments[*var]) : !mean && !var;
+  if (!without_statistics) return;
+  for (auto& argument : node.arguments) {
+    if (argument.kind == BoundArgument::Kind::training_flag)
+      argument.training_in_eval = argument.exported_training;
+  }
+}
+
+// "cpu", "cuda", as torch.autocast names a device.
+c10::DeviceType device_type_named(const std::string& device) {
+  try {
+    return c10::Device(device).type();
+  } catch (const c10::Error&) {
+    throw InputError("names a device (\"" + device + "\") that LibTorch does not know");
+  }
+}
+
+// The device type the graph's first tensor input was on when exported; unset when the metadata has none.
+std::optional<std::string> device_of_inputs(const json& graph) {
+  const auto& values = graph.value("tensor_values", json::object());
+  for (const auto& input : graph.at("inputs")) {
+    if (!input.contains("as_tensor")) continue;
+    const auto name = input.at("as_tensor").value("name", "");
+    if (values.contains(name) && values.at(name).contains("device"))
+      return values.at(name).at("device").value("type", "");
+  }
+  return std::nullopt;
+}
+
+// Where a list return's tensors go. A "(Tensor, Tensor[])" return's list the serializer writes without its
+// None elements: the named slots take the defined tensors in order.
+void store_list(const GraphNode& node, const std::vector<Slot>& slots, std::vector<at::Tensor> elements,
+                std::vector<c10::IValue>& values) {
+  if (elements.size() != slots.size()) {
+    std::erase_if(elements, [](const at::Tensor& element) { return !element.defined(); });
+  }
+  TORCH_CHECK(elements.size() == slots.size(), node.name, " returned ", elements.size(),
+              " tensors where the program names ", slots.size());
+  for (size_t j = 0; j < slots.size(); ++j) values[slots[j]] = std::move(elements[j]);
+}
+
 }  // namespace
 
-ExportGraph::ExportGraph(const json& graph) {
+ExportGraph::ExportGraph(const json& graph, std::optional<std::string> exported_on)
+    : exported_on_(exported_on ? std::move(exported_on) : device_of_inputs(graph)) {
   for (const auto& input : graph.at("inputs")) {
     std::string kind;
     const auto& value = union_member(input, kind);
@@ -89,6 +156,8 @@ GraphNode ExportGraph::compile_node(const json& serialized) {
   GraphNode node;
   node.target = serialized.at("target").get<std::string>();
   node.name = first_output_name(serialized);
+  node.module_path = module_path_of(serialized);
+  node.layer = node.module_path.empty() ? node.name : node.module_path;
   try {
     const auto& inputs = serialized.at("inputs");
     size_t returns = 1;
@@ -134,6 +203,7 @@ void ExportGraph::bind_op_arguments(GraphNode& node, const json& inputs) {
   }
   if (!given.empty())
     throw InputError("has an argument \"" + given.begin()->first + "\" its schema does not name");
+  keep_batch_statistics_in_eval(node);
 }
 
 // Operands without a schema (a Python operator's, a nested graph's), from inputs[first] on.
@@ -164,8 +234,12 @@ void ExportGraph::bind_subgraph(GraphNode& node, const json& inputs) {
     if (constant(1).contains("as_scalar_type"))
       node.state.autocast_dtype = scalar_type_of(constant(1).at("as_scalar_type").get<int64_t>());
     node.state.autocast_enabled = constant(2).at("as_bool").get<bool>();
+    node.state.autocast_cache_enabled = constant(3).at("as_bool").get<bool>();
+    const auto device = constant(0).at("as_string").get<std::string>();
+    if (exported_on_ && device != *exported_on_) node.state.autocast_device = device_type_named(device);
   }
-  node.subgraph = std::make_shared<const ExportGraph>(constant(graph_at).at("as_graph").at("graph"));
+  node.subgraph =
+      std::make_shared<const ExportGraph>(constant(graph_at).at("as_graph").at("graph"), exported_on_);
   bind_operands(node, inputs, graph_at + 1);
   if (node.arguments.size() != node.subgraph->input_slots().size())
     throw InputError("gives " + std::to_string(node.arguments.size()) + " operands to a nested graph of " +
@@ -229,12 +303,13 @@ void run_node(const GraphNode& node, torch::jit::Stack& stack, const RunState& s
       return;
     }
     case GraphNode::Kind::autocast_subgraph: {
+      const auto device = node.state.autocast_device.value_or(state.device.type());
       // torch.autocast's default dtype: bf16 on the CPU, fp16 on a GPU.
-      const auto fallback = state.device.is_cpu() ? c10::kBFloat16 : c10::kHalf;
+      const auto fallback = device == c10::DeviceType::CPU ? c10::kBFloat16 : c10::kHalf;
       const auto dtype = node.state.autocast_enabled
                              ? std::optional<c10::ScalarType>(node.state.autocast_dtype.value_or(fallback))
                              : std::nullopt;
-      amp::AutocastScope autocast(state.device.type(), dtype);
+      amp::AutocastScope autocast(device, dtype, node.state.autocast_cache_enabled);
       stack = node.subgraph->call(std::move(stack), state);
       return;
     }
@@ -246,7 +321,8 @@ void run_node(const GraphNode& node, torch::jit::Stack& stack, const RunState& s
       return;
     case GraphNode::Kind::linear: {
       const auto bias = stack[2].isNone() ? torch::Tensor() : stack[2].toTensor();
-      stack = {amp::linear(stack[0].toTensor(), stack[1].toTensor(), bias)};
+      // The node is the layer: its weight may be computed each call (weight_norm, a merged LoRA).
+      stack = {amp::linear(stack[0].toTensor(), stack[1].toTensor(), bias, &node.layer)};
       return;
     }
   }
@@ -272,10 +348,7 @@ void ExportGraph::run(std::vector<c10::IValue>& values, const RunState& state) c
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       const auto& out = node.outputs[i];
       if (out.elements) {
-        auto elements = stack[i].toTensorVector();
-        TORCH_CHECK(elements.size() == out.elements->size(), node.name, " returned ", elements.size(),
-                    " tensors where the program names ", out.elements->size());
-        for (size_t j = 0; j < out.elements->size(); ++j) values[(*out.elements)[j]] = std::move(elements[j]);
+        store_list(node, *out.elements, stack[i].toTensorVector(), values);
       } else if (out.slot >= 0) {
         values[out.slot] = std::move(stack[i]);
       }

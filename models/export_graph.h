@@ -29,6 +29,11 @@ struct SubgraphState {
   bool grad_enabled = true;
   bool autocast_enabled = false;
   std::optional<c10::ScalarType> autocast_dtype;
+  // The device whose autocast the region sets: unset when the region names the device the program was
+  // exported on (its tensors' device: the run's device then), else the one it names (torch.autocast("cpu")
+  // in a program exported on a GPU), which on a run elsewhere leaves the run's ops alone, as in eager code.
+  std::optional<c10::DeviceType> autocast_device;
+  bool autocast_cache_enabled = true;
 };
 
 // One node, ready to run: its operator found once, its arguments bound once.
@@ -36,6 +41,9 @@ struct GraphNode {
   enum class Kind { op, linear, python, grad_mode_subgraph, autocast_subgraph };
   std::string name;    // what errors call it: its first output's name
   std::string target;  // as the program names it: "torch.ops.aten.conv2d.default"
+  // The module that ran it ("layer1.0.conv1", nn_module_stack's innermost); "" at the root.
+  std::string module_path;
+  std::string layer;  // a linear node's name in the reports: its module path, else its own name
   Kind kind = Kind::op;
   std::optional<c10::OperatorHandle> op;        // for `op`
   PythonOperator python = nullptr;              // for `python`
@@ -52,7 +60,9 @@ struct GraphNode {
 class ExportGraph {
  public:
   // Throws util::InputError naming the node, its op and the argument for anything it cannot run.
-  explicit ExportGraph(const nlohmann::json& graph);
+  // `exported_on` is the device type the program's tensors were on ("cpu", "cuda"); unset, the graph's
+  // inputs' metadata says.
+  explicit ExportGraph(const nlohmann::json& graph, std::optional<std::string> exported_on = std::nullopt);
 
   // The slot of a named input or computed value; InputError for a name the graph does not define.
   Slot slot_of(const std::string& name) const;
@@ -83,6 +93,7 @@ class ExportGraph {
   std::vector<Slot> input_slots_;
   std::vector<Slot> output_slots_;
   std::vector<GraphNode> nodes_;
+  std::optional<std::string> exported_on_;
 };
 
 }  // namespace ampbench::models

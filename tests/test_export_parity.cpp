@@ -7,6 +7,7 @@
 
 #include "amp/autocast_scope.h"
 #include "data/dataset.h"
+#include "measure/cpu_tracking_allocator.h"
 #include "models/registry.h"
 #include "train/training_step.h"
 
@@ -27,14 +28,25 @@ class ExportParity : public ampbench::testing::Cli {
     oracle_ = ampbench::testing::read_tensors(dir_ / "oracle.pt");
   }
 
-  std::shared_ptr<ampbench::models::Network> build(const std::filesystem::path& archive,
-                                                   const InputSpec& input) {
+  std::shared_ptr<const ampbench::models::ModelSpec> spec(const std::filesystem::path& archive,
+                                                          const InputSpec& input) {
     const json document{{"path", archive.string()}};  // the reader keeps a reference
     ampbench::util::ObjectReader options(document, "/model/options");
-    return ampbench::models::find_model("exported")->read(options, input)->build();
+    return ampbench::models::find_model("exported")->read(options, input);
+  }
+  std::shared_ptr<ampbench::models::Network> build(const std::filesystem::path& archive,
+                                                   const InputSpec& input) {
+    return spec(archive, input)->build();
   }
   std::shared_ptr<ampbench::models::Network> build(const InputSpec& input) {
     return build(dir_ / "model.pt2", input);
+  }
+
+  // The FLOPs ampbench counts for a training step on `input` are torch.utils.flop_counter's (`key`).
+  void expect_flops(const InputSpec& input, const std::string& key) {
+    const auto flops = spec(dir_ / "model.pt2", input)->train_flops(input);
+    EXPECT_TRUE(flops.uncounted.empty()) << flops.uncounted.front();
+    EXPECT_DOUBLE_EQ(flops.per_sample, oracle(key).item<double>()) << key;
   }
 
   // Whether the oracles' Python can import `module` (the tests that need it skip without).
@@ -63,6 +75,7 @@ class ExportParity : public ampbench::testing::Cli {
     ampbench::train::TrainingStep step(options, mode, network, data, torch::kCPU);
     const auto order = torch::arange(data.train_size());
     network.train();
+    torch::manual_seed(kOracleSeed);  // dropout's masks: the draws the oracle's run made
     std::vector<double> losses;
     for (int64_t i = 0; i < step.steps_per_epoch(); ++i) {
       const auto loss = step.loss(order, i);
@@ -110,21 +123,29 @@ class ExportParity : public ampbench::testing::Cli {
       const std::string name(ampbench::amp::to_string(mode));
       expect_losses_match(train(*build(input), mode), oracle("losses/" + name), 1e-3, name);
     }
+    if (oracle_.contains("flops")) expect_flops(input, "flops");
     // Before any step the two run the same ops in the same dtypes: autocast met each of the program's ops as
-    // it met the module's, and what the module keeps out of autocast stays out.
+    // it met the module's, and what the module keeps out of autocast stays out; in train() and in eval(),
+    // where batch norm and dropout do what the module's do.
     for (const auto mode : {PrecisionMode::fp32, PrecisionMode::bf16, PrecisionMode::fp16}) {
       const std::string name(ampbench::amp::to_string(mode));
-      EXPECT_TRUE(torch::equal(first_logits(*build(input), mode), oracle("logits/" + name))) << name;
+      EXPECT_TRUE(torch::equal(first_logits(*build(input), mode, true), oracle("logits/" + name))) << name;
+      EXPECT_TRUE(torch::equal(first_logits(*build(input), mode, false), oracle("logits_eval/" + name)))
+          << name << " in eval()";
     }
   }
 
-  // The logits of the oracle's first batch in train(), under `mode`'s autocast, as fp32.
-  torch::Tensor first_logits(ampbench::models::Network& network, ampbench::amp::PrecisionMode mode) {
-    network.train();
+  // The logits of the oracle's first batch in train() or eval(), under `mode`'s autocast, as fp32.
+  torch::Tensor first_logits(ampbench::models::Network& network, ampbench::amp::PrecisionMode mode,
+                             bool training) {
+    network.train(training);
     torch::NoGradGuard no_grad;
     ampbench::amp::AutocastScope autocast(c10::DeviceType::CPU, ampbench::amp::autocast_dtype(mode));
+    torch::manual_seed(kOracleSeed);
     return network.forward(oracle("x")[0]).to(torch::kFloat);
   }
+
+  static constexpr uint64_t kOracleSeed = 1234;  // export_oracle.py's SEED
 
   c10::impl::GenericDict oracle_{c10::StringType::get(), c10::AnyType::get()};
 };
@@ -137,6 +158,68 @@ TEST_F(ExportParity, AnExportedConvBatchNormNetTrainsAsItsModuleDoesInPython) {
 }
 
 TEST_F(ExportParity, AnExportedMlpTrainsAsItsModuleDoesInPython) { expect_parity("mlp", kImages); }
+
+// Batch norm with track_running_stats=False normalises with the batch's statistics in eval() too.
+TEST_F(ExportParity, ABatchNormWithoutRunningStatisticsTrainsAndEvaluatesAsItsModuleDoes) {
+  expect_parity("bn-nostats", kImages);
+}
+
+// A batch norm and a dropout put in eval() before export (frozen, as fine-tuning does) stay so while the
+// model trains: running statistics used and left alone, no dropout.
+TEST_F(ExportParity, AFrozenBatchNormAndDropoutStayInEvaluationWhileTheModelTrains) {
+  expect_parity("frozen", kImages);
+}
+
+// A core-ATen archive's native_dropout (its train flag a `bool?`) draws the masks the program's module
+// draws in train(), and is off in eval().
+TEST_F(ExportParity, ACoreAtenDropoutIsOnInTrainingAndOffInEvaluation) {
+  expect_parity("dropout-core", kImages);
+}
+
+// A decoder's transposed convolution: trained as its module is, its FLOPs counted on its input's size.
+TEST_F(ExportParity, ATransposedConvolutionTrainsAsItsModuleDoesAndCountsFlopCountersFlops) {
+  expect_parity("tconv", kImages);
+}
+
+// A sequence length the program takes at any size: FLOPs counted at the run's length, not the example's.
+TEST_F(ExportParity, ADynamicSequenceLengthIsCountedAtTheRunsLength) {
+  expect_parity("dynamic-seq", kTokens);
+  if (IsSkipped() || HasFailure()) return;
+  expect_flops(InputSpec{{32}, 96, true}, "flops_long");  // twice export_oracle.py's CONTEXT
+}
+
+// A linear layer whose weight weight_norm computes each forward trains as its module does; in the fp8 modes
+// it is one layer with one record over many steps, which holds no weight: the memory held stays flat.
+TEST_F(ExportParity, AWeightNormedLinearTrainsAsItsModuleDoesAndKeepsOneFloat8RecordInFp8) {
+  const InputSpec classes16{{3, 8, 8}, 16, false};  // export_oracle.py's: products fp8 takes
+  expect_parity("weight-norm", classes16);
+  if (IsSkipped() || HasFailure()) return;
+  using ampbench::measure::CpuTrackingAllocator;
+  constexpr int64_t kBatch = 16, kSteps = 20;  // 16 rows: shapes at::_scaled_mm takes
+  ampbench::data::Dataset data;
+  data.train_inputs = data.val_inputs = torch::randn({kBatch * kSteps, 3, 8, 8});
+  data.train_labels = data.val_labels = torch::randint(0, 16, {kBatch * kSteps});
+  ampbench::train::TrainerOptions options;
+  options.train.batch_size = kBatch;
+  auto network = build(classes16);
+  network->train();
+  ampbench::train::TrainingStep step(options, ampbench::amp::PrecisionMode::fp8, *network, data, torch::kCPU);
+  CpuTrackingAllocator::install();
+  const auto order = torch::arange(data.train_size());
+  int64_t held_after_warm_up = 0;
+  for (int64_t i = 0; i < kSteps; ++i) {
+    step.backward(step.loss(order, i));
+    step.step_on_boundary(i);
+    step.zero_grad();
+    if (i == 1) held_after_warm_up = CpuTrackingAllocator::current_bytes();  // optimizer state made
+  }
+  const auto& records = step.float8_layers().records();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0]->name, "1");  // the module that computes and uses the weight
+  EXPECT_EQ(records[0]->float8_calls, kSteps);
+  // A record a step holding its weight would add 48 KiB a step.
+  EXPECT_LE(CpuTrackingAllocator::current_bytes() - held_after_warm_up, 4096);
+}
 
 TEST_F(ExportParity, AnExportedTorchvisionResNet18TrainsAsItsModuleDoesInPython) {
   expect_parity("resnet18", InputSpec{{3, 32, 32}, 10, false});

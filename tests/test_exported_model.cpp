@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include <gtest/gtest.h>
+#include <torch/library.h>
 #include <torch/torch.h>
 
 #include "amp/autocast_scope.h"
@@ -142,12 +143,37 @@ TEST_F(ExportedModel, AutocastReachesTheGraphsOps) {
   EXPECT_EQ(network->forward(torch::randn({3, 4})).scalar_type(), torch::kBFloat16);
 }
 
-TEST_F(ExportedModel, CountsMatrixFlopsPerSampleAndStateFromTheArchive) {
+// One sample's training step: fc1's forward (2 x 4 x 8) and its weight's gradient (its input, the batch,
+// needs none), fc2's forward (2 x 8 x 3) and both its gradients; a frozen fc1 has no backward.
+TEST_F(ExportedModel, CountsATrainingStepsMatrixFlopsPerSampleAndStateFromTheArchive) {
   mlp().write(dir_ / "m.pt2");
   auto spec = read(dir_ / "m.pt2");
-  EXPECT_DOUBLE_EQ(spec->forward_macs(), 4 * 8 + 8 * 3);
+  const auto flops = spec->train_flops(kFeatures);
+  EXPECT_DOUBLE_EQ(flops.per_sample, 2 * (4 * 8) * 2 + 2 * (8 * 3) * 3);
+  EXPECT_TRUE(flops.uncounted.empty());
+  mlp(/*freeze_fc1=*/true).write(dir_ / "frozen.pt2");
+  EXPECT_DOUBLE_EQ(read(dir_ / "frozen.pt2")->train_flops(kFeatures).per_sample,
+                   2 * (4 * 8) + 2 * (8 * 3) * 3);
   EXPECT_DOUBLE_EQ(spec->size().parameters, 4 * 8 + 8 + 8 * 3 + 3);
   EXPECT_EQ(spec->options_json(), (json{{"path", (dir_ / "m.pt2").string()}}));
+}
+
+// A size without a hint (an unbacked SymInt, from a data-dependent op) is no malformed program: it runs,
+// and the op whose sizes it decides is named as uncounted rather than counted as zero or refused.
+TEST_F(ExportedModel, AnUnbackedSizeRunsAndLeavesItsOpsFlopsUncounted) {
+  auto b = mlp();
+  auto program = b.program();
+  program["graph_module"]["graph"]["tensor_values"]["relu"]["sizes"][0] = {
+      {"as_expr", {{"expr_str", "Symbol('u0', integer=True)"}}}};
+  b.write(dir_ / "unbacked.pt2", program);
+  const auto spec = read(dir_ / "unbacked.pt2");
+  const auto x = torch::randn({3, 4});
+  EXPECT_TRUE(torch::allclose(spec->build()->forward(x), expected_mlp(x), 1e-5, 1e-5));
+  const auto flops = spec->train_flops(kFeatures);
+  EXPECT_EQ(flops.uncounted,
+            std::vector<std::string>{
+                "node \"linear_1\" (aten.linear.default): a size the run's values do not give"});
+  EXPECT_DOUBLE_EQ(flops.per_sample, 2 * (4 * 8) * 2);  // fc1 alone
 }
 
 // x [N, 2, 2] -> reshape [N * 2, 2] -> reshape [sym_size(x, 0), -1]: symbolic ints computed on each run.
@@ -240,6 +266,66 @@ TEST_F(ExportedModel, BatchNormUpdatesItsStatisticsInTrainingAndUsesThemInEvalua
   EXPECT_TRUE(torch::equal(buffers["bn.running_mean"], mean));  // evaluation leaves the statistics alone
 }
 
+// Each training flag keeps what the program says in train() and is cleared in eval(), except where eager's
+// module keeps it: batch norm without running statistics (track_running_stats=False) normalises with the
+// batch's in both; one exported from eval() (a frozen layer) uses its running statistics and leaves them
+// alone in train() too; native_dropout's `bool? train`, as a core-ATen archive writes it, is off in eval().
+TEST_F(ExportedModel, TrainingFlagsKeepTheProgramsValueInTrainingAndFollowEagerModulesInEvaluation) {
+  ProgramBuilder b;
+  b.state("frozen.running_mean", torch::full({2}, 0.5), false);
+  b.state("frozen.running_var", torch::full({2}, 4.0), false);
+  b.user_input("x", {batch_size(8), static_size(2)});
+  auto batch_norm = [&](const std::string& input, const json& mean, const json& var, bool training,
+                        const std::string& output) {
+    const json none{{"as_none", nullptr}};
+    b.node("torch.ops.aten.batch_norm.default",
+           {{"input", tensor_argument(input)},
+            {"weight", none},
+            {"bias", none},
+            {"running_mean", mean},
+            {"running_var", var},
+            {"training", {{"as_bool", training}}},
+            {"momentum", {{"as_float", 0.1}}},
+            {"eps", {{"as_float", 1e-5}}},
+            {"cudnn_enabled", {{"as_bool", false}}}},
+           output, {batch_size(8), static_size(2)});
+  };
+  batch_norm("x", {{"as_none", nullptr}}, {{"as_none", nullptr}}, true, "batch_statistics");
+  batch_norm("batch_statistics", tensor_argument("b_frozen_running_mean"),
+             tensor_argument("b_frozen_running_var"), false, "frozen");
+  auto program = b.program();
+  auto& graph = program["graph_module"]["graph"];
+  graph["nodes"].push_back({{"target", "torch.ops.aten.native_dropout.default"},
+                            {"inputs",
+                             {{{"name", "input"}, {"arg", tensor_argument("frozen")}, {"kind", 1}},
+                              {{"name", "p"}, {"arg", {{"as_float", 0.5}}}, {"kind", 1}},
+                              {{"name", "train"}, {"arg", {{"as_bool", true}}}, {"kind", 1}}}},
+                            {"outputs", {tensor_argument("dropped"), tensor_argument("mask")}},
+                            {"metadata", json::object()}});
+  graph["tensor_values"]["dropped"] = ampbench::testing::tensor_meta({batch_size(8), static_size(2)});
+  graph["tensor_values"]["mask"] = ampbench::testing::tensor_meta({batch_size(8), static_size(2)}, 12);
+  graph["outputs"].push_back(tensor_argument("dropped"));
+  program["graph_module"]["signature"]["output_specs"].push_back(
+      {{"user_output", {{"arg", tensor_argument("dropped")}}}});
+  b.write(dir_ / "flags.pt2", program);
+  auto network = read(dir_ / "flags.pt2", InputSpec{{2}, 2, false})->build();
+  torch::manual_seed(3);
+  const auto x = torch::randn({8, 2}) * 3 + 1;
+  const auto normalised = (x - x.mean(0)) / torch::sqrt(x.var(0, false) + 1e-5);
+  const auto frozen = (normalised - 0.5) / std::sqrt(4.0 + 1e-5);
+  auto buffers = network->named_buffers();
+
+  network->train();
+  const auto trained = network->forward(x);
+  const auto kept = trained != 0;
+  EXPECT_TRUE(torch::allclose(trained.masked_select(kept), 2 * frozen.masked_select(kept), 1e-5, 1e-5));
+  EXPECT_GT(kept.logical_not().sum().item<int64_t>(), 0);  // dropout is on: p = 0.5 over 16 elements
+  network->eval();
+  EXPECT_TRUE(torch::allclose(network->forward(x), frozen, 1e-5, 1e-5));
+  EXPECT_TRUE(torch::equal(buffers["frozen.running_mean"], torch::full({2}, 0.5)));
+  EXPECT_TRUE(torch::equal(buffers["frozen.running_var"], torch::full({2}, 4.0)));
+}
+
 // A serialized node's JSON: positional (unnamed) or named arguments, tensor outputs.
 json node_json(const std::string& target, const std::vector<std::pair<std::string, json>>& arguments,
                const std::vector<std::string>& outputs) {
@@ -316,6 +402,7 @@ TEST_F(ExportedModel, NestedGraphsRunUnderTheirGradModeAndAutocastAndDevicesAreT
       node_json("torch.ops.aten.add.Tensor",
                 {{"self", tensor_argument("sum2")}, {"other", tensor_argument("full")}}, {"out"})};
   graph["tensor_values"]["out"] = ampbench::testing::tensor_meta({batch_size(2), static_size(4)});
+  for (auto& meta : graph["tensor_values"]) meta["device"]["type"] = "cuda";  // exported on a GPU
   graph["outputs"].push_back(tensor_argument("out"));
   program["graph_module"]["signature"]["output_specs"].push_back(
       {{"user_output", {{"arg", tensor_argument("out")}}}});
@@ -348,6 +435,95 @@ TEST_F(ExportedModel, NestedGraphsRunUnderTheirGradModeAndAutocastAndDevicesAreT
   theirs.sum().backward();
   EXPECT_TRUE(torch::equal(ours, theirs));
   EXPECT_TRUE(torch::equal(network->named_parameters()["fc.weight"].grad(), w.grad()));
+}
+
+// A region of another device's autocast than the program's tensors' (torch.autocast("cuda") in a program
+// exported on the CPU) leaves the run's ops alone on a run on the CPU, as it does in eager code: linear
+// runs under the mode's bf16, not the region's fp16.
+TEST_F(ExportedModel, AnAutocastRegionOfAnotherDeviceLeavesTheRunsOpsAlone) {
+  ProgramBuilder b;
+  const auto weight = torch::randn({4, 4});
+  b.state("fc.weight", weight, true);
+  b.user_input("x", {batch_size(2), static_size(4)});
+  auto program = b.program();
+  auto& graph = program["graph_module"]["graph"];
+  const json body = {
+      node_json(kLinear, {{"input", tensor_argument("a")}, {"weight", tensor_argument("v")}}, {"lin"})};
+  graph["nodes"] = {node_json("torch.ops.higher_order.wrap_with_autocast",
+                              {{"", {{"as_string", "cuda"}}},
+                               {"", {{"as_scalar_type", 6}}},  // float16
+                               {"", {{"as_bool", true}}},
+                               {"", {{"as_bool", true}}},
+                               {"", nested_graph({"a", "v"}, body, "lin")},
+                               {"", tensor_argument("x")},
+                               {"", tensor_argument("p_fc_weight")}},
+                              {"out"})};
+  graph["tensor_values"]["out"] = ampbench::testing::tensor_meta({batch_size(2), static_size(4)});
+  graph["outputs"].push_back(tensor_argument("out"));
+  program["graph_module"]["signature"]["output_specs"].push_back(
+      {{"user_output", {{"arg", tensor_argument("out")}}}});
+  b.write(dir_ / "region.pt2", program);
+  auto network = read(dir_ / "region.pt2", InputSpec{{4}, 4, false})->build();
+  const auto x = torch::randn({3, 4});
+  ampbench::amp::AutocastScope mode(c10::DeviceType::CPU, torch::kBFloat16);
+  const auto ours = network->forward(x);
+  EXPECT_EQ(ours.scalar_type(), torch::kBFloat16);
+  EXPECT_TRUE(torch::equal(ours, torch::linear(x, weight)));
+}
+
+// A "(Tensor, Tensor[])" return whose list held an undefined tensor (a None, which the serializer leaves
+// out of the list) still fills the names the program gives, in order.
+std::tuple<at::Tensor, std::vector<at::Tensor>> doubled_and_neighbours(const at::Tensor& x) {
+  return {x * 2, {x + 1, at::Tensor(), x - 1}};
+}
+
+TORCH_LIBRARY_FRAGMENT(ampbench_test, library) {
+  library.def("doubled_and_neighbours(Tensor x) -> (Tensor, Tensor[])", doubled_and_neighbours);
+}
+
+TEST_F(ExportedModel, AListReturnWrittenWithoutItsNoneElementsFillsTheNamedOnes) {
+  ProgramBuilder b;
+  b.user_input("x", {batch_size(2), static_size(4)});
+  auto program = b.program();
+  auto& graph = program["graph_module"]["graph"];
+  graph["nodes"] = {
+      {{"target", "torch.ops.ampbench_test.doubled_and_neighbours.default"},
+       {"inputs", {{{"name", "x"}, {"arg", tensor_argument("x")}, {"kind", 1}}}},
+       {"outputs", {tensor_argument("doubled"), {{"as_tensors", {{{"name", "up"}}, {{"name", "down"}}}}}}},
+       {"metadata", json::object()}},
+      node_json("torch.ops.aten.add.Tensor",
+                {{"self", tensor_argument("up")}, {"other", tensor_argument("down")}}, {"both"}),
+      node_json("torch.ops.aten.add.Tensor",
+                {{"self", tensor_argument("both")}, {"other", tensor_argument("doubled")}}, {"out"})};
+  for (const auto* name : {"doubled", "up", "down", "both", "out"})
+    graph["tensor_values"][name] = ampbench::testing::tensor_meta({batch_size(2), static_size(4)});
+  graph["outputs"].push_back(tensor_argument("out"));
+  program["graph_module"]["signature"]["output_specs"].push_back(
+      {{"user_output", {{"arg", tensor_argument("out")}}}});
+  b.write(dir_ / "list.pt2", program);
+  auto network = read(dir_ / "list.pt2", InputSpec{{4}, 4, false})->build();
+  const auto x = torch::randn({3, 4});
+  EXPECT_TRUE(torch::allclose(network->forward(x), 4 * x));
+}
+
+// Python's ints where the schema takes floats: upsample's scale_factors=[2, 2] is [2.0, 2.0].
+TEST_F(ExportedModel, IntegerListsPassedForFloatListsAreFloats) {
+  ProgramBuilder b;
+  b.user_input("x", {batch_size(2), static_size(1), static_size(2), static_size(2)});
+  b.node("torch.ops.aten.upsample_nearest2d.vec",
+         {{"input", tensor_argument("x")},
+          {"output_size", {{"as_none", nullptr}}},
+          {"scale_factors", {{"as_ints", {2, 2}}}}},
+         "up", {batch_size(2), static_size(1), static_size(4), static_size(4)});
+  b.node("torch.ops.aten.flatten.using_ints",
+         {{"self", tensor_argument("up")}, {"start_dim", {{"as_int", 1}}}}, "flat",
+         {batch_size(2), static_size(16)});
+  b.output("flat");
+  b.write(dir_ / "upsample.pt2");
+  auto network = read(dir_ / "upsample.pt2", InputSpec{{1, 2, 2}, 16, false})->build();
+  const auto x = torch::randn({3, 1, 2, 2});
+  const auto expected = at::upsample_nearest2d(x, std::nullopt, std::vector<double>{2.0, 2.0}).flatten(1);
+  EXPECT_TRUE(torch::equal(network->forward(x), expected));
 }
 
 // A functional program returns a buffer's new value and its signature names the buffer: copied in after
@@ -401,9 +577,7 @@ TEST_F(ExportedModel, RefusesWhatItCannotRunNamingTheNodeOpAndArgument) {
        "node \"relu\" (aten.relu.default): argument \"self\" is a kind of argument (as_custom_obj) that "
        "ampbench cannot pass"},
       {"unknown argument",
-       [&](json& p) {
-         node(p, 1)["inputs"].push_back({{"name", "bogus"}, {"arg", {{"as_int", 1}}}});
-       },
+       [&](json& p) { node(p, 1)["inputs"].push_back({{"name", "bogus"}, {"arg", {{"as_int", 1}}}}); },
        "node \"relu\" (aten.relu.default): has an argument \"bogus\" its schema does not name"},
       {"undefined value", [&](json& p) { node(p, 1)["inputs"][0]["arg"] = tensor_argument("ghost"); },
        "node \"relu\" (aten.relu.default): argument \"self\" reads the value \"ghost\" before any node "

@@ -3,13 +3,24 @@ export() and trains the module itself from the same weights on the same batches,
 
 Usage: export_oracle.py MODEL OUT_DIR
   MODEL: cnn (a conv + batch-norm classifier), mlp, resnet18 (torchvision's), gpt2, llama (transformers'
-  small configs from export_model.py, dropout off: its masks could not be the same draws in both)
+  small configs from export_model.py, dropout off: its masks could not be the same draws in both);
+  bn-nostats (batch norm with track_running_stats=False), frozen (a batch norm and a dropout put in eval()
+  before export, as fine-tuning freezes them), dropout-core (dropout, exported and decomposed to core ATen:
+  native_dropout with its `bool? train`), weight-norm (a linear layer whose weight weight_norm computes
+  each forward, 16 classes so that the fp8 modes take its products), tconv (a decoder's transposed
+  convolution), dynamic-seq (token ids to next-token logits through a plain attention, exported with its
+  sequence length dynamic)
 
 Writes OUT_DIR/model.pt2 and OUT_DIR/oracle.pt: the batches ("x", "y"), the SGD settings ("hyper": lr,
-momentum, weight decay), the first batch's logits from the initial weights in each mode ("logits/<mode>",
-as fp32), each step's loss in fp32, bf16 and fp16 ("losses/<mode>": forward and loss under
-torch.autocast in the 16-bit modes, fp16's backward and step through torch.amp.GradScaler) and the first fp32
-step's gradients by parameter name ("grad/<name>"), every run from the weights the archive holds.
+momentum, weight decay), the first batch's logits from the initial weights in each mode, in train()
+("logits/<mode>") and eval() ("logits_eval/<mode>"), as fp32, each step's loss in fp32, bf16 and fp16
+("losses/<mode>": forward and loss under torch.autocast in the 16-bit modes, fp16's backward and step through
+torch.amp.GradScaler) and the first fp32 step's gradients by parameter name ("grad/<name>"), every run from
+the weights the archive holds. The random draws start from SEED before each logits forward and each training
+run, so a dropout model draws the masks ampbench's run draws after the same seed. For the models without
+scaled_dot_product_attention (whose CPU kernel torch.utils.flop_counter does not count), "flops": the matrix
+FLOPs of one sample's fp32 training step as flop_counter counts them (forward and backward), and for
+dynamic-seq "flops_long" at twice the exported sequence length.
 """
 import copy
 import importlib.util
@@ -25,7 +36,7 @@ except ImportError:
 import torch.nn as nn
 import torch.nn.functional as F
 
-STEPS, BATCH = 20, 8
+STEPS, BATCH, SEED = 20, 8, 1234
 LR, MOMENTUM, WEIGHT_DECAY = 0.01, 0.0, 5e-4  # momentum: see train()
 VOCAB, CONTEXT = 96, 16
 MODES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
@@ -45,8 +56,57 @@ def needs(package):
         sys.exit(SKIP)
 
 
+def frozen_net():
+    """A batch norm and a dropout that stay in eval() in a module trained in train(), as fine-tuning
+    freezes them: `frozen` lists them for train_mode()."""
+    model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.Dropout(0.5),
+                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 10))
+    with torch.no_grad():
+        model[1].running_mean.uniform_(-0.5, 0.5)
+        model[1].running_var.uniform_(0.5, 2.0)
+    model.frozen = [model[1], model[3]]
+    return model
+
+
+class DynamicSeq(nn.Module):
+    """Token ids to next-token logits through one head of attention written out in matmuls."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, 32)
+        self.qkv = nn.Linear(32, 96)
+        self.head = nn.Linear(32, VOCAB)
+
+    def forward(self, ids):
+        q, k, v = self.qkv(self.embed(ids)).chunk(3, dim=-1)
+        scores = torch.matmul(q, k.transpose(-2, -1)) / 32 ** 0.5
+        return self.head(torch.matmul(scores.softmax(-1), v))
+
+
+def train_mode(model):
+    model.train()
+    for module in getattr(model, "frozen", []):
+        module.eval()
+
+
 def make(name, script):
     """The module and one sample's shape (None: CONTEXT token ids)."""
+    if name == "bn-nostats":
+        return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8, track_running_stats=False),
+                             nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 10)), (3, 8, 8)
+    if name == "frozen":
+        return frozen_net(), (3, 8, 8)
+    if name == "dropout-core":
+        return nn.Sequential(nn.Flatten(), nn.Linear(192, 64), nn.ReLU(), nn.Dropout(0.5), nn.Linear(64, 10)), (3, 8, 8)
+    if name == "tconv":
+        return nn.Sequential(nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.ReLU(),
+                             nn.ConvTranspose2d(16, 8, 4, stride=2, padding=1), nn.ReLU(),
+                             nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 10)), (3, 8, 8)
+    if name == "dynamic-seq":
+        return DynamicSeq(), None
+    if name == "weight-norm":
+        return nn.Sequential(nn.Flatten(), nn.utils.parametrizations.weight_norm(nn.Linear(192, 64)), nn.ReLU(),
+                             nn.Linear(64, 16)), (3, 8, 8)
     if name == "cnn":
         return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
                              nn.Conv2d(8, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
@@ -79,6 +139,7 @@ def train(model, xs, ys, mode):
                                 fused=True)
     scaler = torch.amp.GradScaler("cpu") if dtype == torch.float16 else None
     losses, first = [], None
+    torch.manual_seed(SEED)
     for x, y in zip(xs, ys):
         with torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None):
             loss = loss_of(model(x), y)
@@ -96,6 +157,40 @@ def train(model, xs, ys, mode):
     return torch.tensor(losses, dtype=torch.float64), first
 
 
+def export_archive(name, script, model, example, path):
+    """export_model.py's export(); dropout-core's decomposed to core ATen, as a user's may be, and
+    dynamic-seq's with its sequence length dynamic too."""
+    if name not in ("dropout-core", "dynamic-seq"):
+        script.export(model, example, path)
+        return
+    batch = torch.export.Dim("batch", min=1, max=1 << 20)
+    if name == "dynamic-seq":
+        length = torch.export.Dim("length", min=2, max=4096)
+        program = torch.export.export(model, (example,), dynamic_shapes=({0: batch, 1: length},))
+    else:
+        program = torch.export.export(model, (example,), dynamic_shapes=({0: batch},)).run_decompositions()
+    torch.export.save(program, path)
+
+
+def step_flops(model, shape, length=CONTEXT):
+    """flop_counter's matrix FLOPs of one sample's fp32 training step (counted on two, halved)."""
+    from torch.utils.flop_counter import FlopCounterMode
+    model = copy.deepcopy(model)
+    if shape is None:
+        x, y = torch.randint(0, VOCAB, (2, length)), torch.randint(0, VOCAB, (2, length))
+    else:
+        x, y = torch.randn(2, *shape), torch.randint(0, 10, (2,))
+    with FlopCounterMode(display=False) as counter:
+        loss_of(model(x), y).backward()
+    return counter.get_total_flops() / 2
+
+
+def logits(model, x, mode):
+    with torch.no_grad(), torch.autocast("cpu", dtype=MODES[mode] or torch.bfloat16, enabled=mode != "fp32"):
+        torch.manual_seed(SEED)
+        return model(x).float()
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -103,17 +198,28 @@ def main():
     script = export_script()
     torch.manual_seed(0)
     model, shape = make(name, script)
-    model.train()
+    train_mode(model)
     initial = copy.deepcopy(model.state_dict())
     x, y = batches(shape)
-    script.export(copy.deepcopy(model), x[0, :4], f"{out}/model.pt2")
+    export_archive(name, script, copy.deepcopy(model), x[0, :4], f"{out}/model.pt2")
     saved = {"x": x, "y": y, "hyper": torch.tensor([LR, MOMENTUM, WEIGHT_DECAY], dtype=torch.float64)}
+    if name not in ("gpt2", "llama"):
+        saved["flops"] = torch.tensor(step_flops(model, shape), dtype=torch.float64)
+    if name == "dynamic-seq":
+        saved["flops_long"] = torch.tensor(step_flops(model, shape, 2 * CONTEXT), dtype=torch.float64)
+    # In train() dropout draws its masks: the eager module's dropout draws them otherwise than the program's
+    # native_dropout, which the program's own module runs eagerly in Python as ampbench runs it (in train(),
+    # the only mode that module has). eval() is the eager module's.
+    trained = torch.export.load(f"{out}/model.pt2").module() if name == "dropout-core" else model
     for mode in MODES:
         model.load_state_dict(initial)
-        with torch.no_grad(), torch.autocast("cpu", dtype=MODES[mode] or torch.bfloat16, enabled=mode != "fp32"):
-            saved[f"logits/{mode}"] = model(x[0]).float()
-        model.load_state_dict(initial)  # the forward moved batch norm's statistics
-        losses, first = train(model, x, y, mode)
+        model.eval()
+        saved[f"logits_eval/{mode}"] = logits(model, x[0], mode)
+        train_mode(model)
+        trained.load_state_dict(initial)
+        saved[f"logits/{mode}"] = logits(trained, x[0], mode)
+        trained.load_state_dict(initial)  # the forward moved batch norm's statistics
+        losses, first = train(trained, x, y, mode)
         saved[f"losses/{mode}"] = losses
         if mode == "fp32":
             saved.update({f"grad/{k}": v for k, v in first.items()})
