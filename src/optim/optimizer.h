@@ -5,17 +5,34 @@
 #include <variant>
 #include <vector>
 
+#include <ATen/core/Generator.h>
 #include <torch/torch.h>
+
+#include "optim/weight_rounding.h"
 
 namespace ampbench::optim {
 
-// An optimizer over one device's fp32 parameters, stepped by LibTorch's fused multi-tensor kernels.
+// What rounding did to bf16 weight updates, summed on the device over the steps counted (read after them).
+// An element's update u is its exact (fp32) new weight minus its old one (weight plus compensation).
+struct UpdateCount {
+  torch::Tensor moved;  // int64: elements with u != 0
+  torch::Tensor lost;   // int64: of those, the elements whose stored weight (and compensation) did not change
+  torch::Tensor wanted;  // fp64: the sum of |u|
+  torch::Tensor taken;   // fp64: the sum of sign(u) times what the stored weight (and compensation) moved
+  // Zeros on `device`.
+  static UpdateCount zeros(const torch::Device& device);
+};
+
+// An optimizer over one device's fp32 or bf16 parameters, stepped by LibTorch's fused multi-tensor kernels.
 // step() takes GradScaler's found_inf tensor and skips the update on the device when it is non-zero,
 // so skipping an fp16 step needs no host sync (the same path torch.amp.GradScaler uses for fused
-// optimizers).
+// optimizers). bf16 parameters keep bf16 state and are updated by the fused kernel over all of them when
+// rounding to nearest; stochastic rounding and Kahan summation need the update's fp32 result, so there the
+// fused kernel runs a parameter at a time on fp32 working copies of it, its gradient and its state, whose
+// result is rounded into the bf16 tensors (transient memory: one parameter's fp32 copies).
 class Optimizer {
  public:
-  explicit Optimizer(std::vector<torch::Tensor> params);
+  Optimizer(std::vector<torch::Tensor> params, WeightRounding rounding, uint64_t seed);
   virtual ~Optimizer() = default;
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
@@ -24,30 +41,54 @@ class Optimizer {
   // The gradients of the parameters that have one, in parameter order: gathered afresh at each call
   // into a vector kept between calls (valid until the next call).
   const std::vector<torch::Tensor>& grads();
-  virtual void step(const std::optional<torch::Tensor>& found_inf = std::nullopt) = 0;
+  void step(const std::optional<torch::Tensor>& found_inf = std::nullopt);
   // Drops the gradients (set to none, as PyTorch does by default), so their memory is free for the next
   // backward.
   void zero_grad();
+  // The next step adds what rounding did to its bf16 weights into `count` (through the per-parameter
+  // path, whatever the rounding), then stops counting. For an untimed audit, never a timed step.
+  void count_next_step(UpdateCount& count) { count_ = &count; }
+  // Kahan summation's compensation buffers, one per parameter (empty under other roundings).
+  const std::vector<torch::Tensor>& compensation() const { return compensation_; }
 
  protected:
-  // The parameters that have a gradient, their gradients, and their indices into params(): what a fused
-  // kernel takes.
+  // Every per-parameter state list of the subclass (momentum, moments, step counters), each aligned with
+  // params(); the base class gathers them for the parameters that have gradients.
+  void set_state(std::vector<std::vector<torch::Tensor>> state) { state_ = std::move(state); }
+  // The subclass's fused kernel over these parameters, gradients and gathered state lists.
+  virtual void fused_step(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,
+                          const std::vector<std::vector<torch::Tensor>>& state,
+                          const std::optional<torch::Tensor>& found_inf) = 0;
+
+ private:
+  // The parameters that have a gradient, their gradients, their indices into params() and their state:
+  // what a fused kernel takes.
   struct GradBatch {
     std::vector<size_t> indices;
     std::vector<torch::Tensor> params, grads;
+    std::vector<std::vector<torch::Tensor>> state;
   };
   // Refills the batch in place, so that a step allocates no host memory for it while the same parameters
-  // have gradients (a parameter may have none, as in PyTorch's optimizers); when that set changes, calls
-  // gather_state() first.
+  // have gradients (a parameter may have none, as in PyTorch's optimizers).
   const GradBatch& gather_grads();
-  // Gathers the subclass's per-parameter state (momentum, moments) for the parameters at these indices,
-  // in the same order, for the fused kernel.
-  virtual void gather_state(const std::vector<size_t>& indices) = 0;
+  // The update of the batch's i-th parameter computed on fp32 working copies and rounded into it.
+  void step_through_fp32(const GradBatch& batch, size_t i, const std::optional<torch::Tensor>& found_inf);
+  // Stores `exact`, the updated weight in fp32, into the bf16 `weight` by the rounding.
+  void store(torch::Tensor& weight, const torch::Tensor& exact, size_t index);
+  // The weight as the optimizer holds it, in fp32: the bf16 weight plus its compensation.
+  torch::Tensor held(const torch::Tensor& weight, size_t index) const;
+  // store(), adding what it did to the weight's update into count_. `before` is held() before the step.
+  void store_counted(torch::Tensor& weight, const torch::Tensor& exact, const torch::Tensor& before,
+                     size_t index);
 
- private:
   std::vector<torch::Tensor> params_;
+  WeightRounding rounding_;
+  std::vector<std::vector<torch::Tensor>> state_;
+  std::vector<torch::Tensor> compensation_;
+  std::optional<at::Generator> generator_;
   GradBatch batch_;
   std::vector<size_t> indices_scratch_;
+  UpdateCount* count_ = nullptr;
 };
 
 // SGD with momentum and L2 weight decay; the defaults are ampbench's (a config's "sgd").
@@ -69,37 +110,42 @@ struct AdamWOptions {
 // Which optimizer, with its settings.
 using OptimizerOptions = std::variant<SgdOptions, AdamWOptions>;
 
+// Weight rounding and its seed (stochastic rounding's generator); the defaults suit fp32 parameters.
+struct RoundingOptions {
+  TORCH_ARG(WeightRounding, rounding) = WeightRounding::nearest;
+  TORCH_ARG(uint64_t, seed) = 0;
+};
+
 class FusedSgd final : public Optimizer {
  public:
-  FusedSgd(std::vector<torch::Tensor> params, SgdOptions options);
-  void step(const std::optional<torch::Tensor>& found_inf = std::nullopt) override;
+  FusedSgd(std::vector<torch::Tensor> params, SgdOptions options, RoundingOptions rounding = {});
 
  private:
-  void gather_state(const std::vector<size_t>& indices) override;
+  void fused_step(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,
+                  const std::vector<std::vector<torch::Tensor>>& state,
+                  const std::optional<torch::Tensor>& found_inf) override;
 
   SgdOptions options_;
-  std::vector<torch::Tensor> momentum_buffers_;
-  std::vector<torch::Tensor> gathered_momentum_buffers_;
 };
 
 class FusedAdamW final : public Optimizer {
  public:
-  FusedAdamW(std::vector<torch::Tensor> params, AdamWOptions options);
-  void step(const std::optional<torch::Tensor>& found_inf = std::nullopt) override;
+  FusedAdamW(std::vector<torch::Tensor> params, AdamWOptions options, RoundingOptions rounding = {});
 
  private:
-  void gather_state(const std::vector<size_t>& indices) override;
+  void fused_step(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,
+                  const std::vector<std::vector<torch::Tensor>>& state,
+                  const std::optional<torch::Tensor>& found_inf) override;
 
   AdamWOptions options_;
-  std::vector<torch::Tensor> exp_avgs_, exp_avg_sqs_, steps_;
-  std::vector<torch::Tensor> gathered_exp_avgs_, gathered_exp_avg_sqs_, gathered_steps_;
 };
 
-// The state these options keep per parameter element, in fp32 elements: SGD's momentum buffer (none at
-// momentum 0), AdamW's two moments. (AdamW's step counters, one scalar per tensor, are left out.)
+// The state these options keep per parameter element, in the parameters' elements: SGD's momentum buffer
+// (none at momentum 0), AdamW's two moments. (AdamW's step counters, one scalar per tensor, are left out.)
 int state_per_parameter(const OptimizerOptions& options);
 
 // The fused optimizer these options name, over `params`.
-std::unique_ptr<Optimizer> make_optimizer(const OptimizerOptions& options, std::vector<torch::Tensor> params);
+std::unique_ptr<Optimizer> make_optimizer(const OptimizerOptions& options, std::vector<torch::Tensor> params,
+                                          RoundingOptions rounding = {});
 
 }  // namespace ampbench::optim
