@@ -153,3 +153,24 @@ TEST(PureBf16Updates, KeepTheWeightsInBf16NearFp32sPath) {
     EXPECT_LT(gap, 0.06) << static_cast<int>(rounding);
   }
 }
+
+TEST(PureBf16Updates, ASlicedParameterStepsAsOneAndCountsItsStepOnce) {
+  // 3 slices of 4096 elements and a rest: Kahan's weight + compensation must follow fp32 AdamW, whose
+  // bias correction would be off if a slice counted the step again (0.58x the first update at 4 counts).
+  torch::manual_seed(2);
+  auto weight = torch::randn({3 * 4096 + 5}).to(torch::kBFloat16).requires_grad_();
+  auto reference = weight.detach().to(torch::kFloat32).requires_grad_();
+  const auto options = ampbench::optim::AdamWOptions().lr(1e-3);
+  ampbench::optim::FusedAdamW kahan({weight}, options,
+                                    ampbench::optim::RoundingOptions().rounding(WeightRounding::kahan));
+  ampbench::optim::FusedAdamW fp32({reference}, options);
+  for (int step = 0; step < 5; ++step) {
+    const auto gradient = torch::randn_like(reference).to(torch::kBFloat16);
+    weight.mutable_grad() = gradient;
+    reference.mutable_grad() = gradient.to(torch::kFloat32);
+    kahan.step();
+    fp32.step();
+  }
+  const auto held = weight.detach().to(torch::kFloat32) + kahan.compensation()[0].to(torch::kFloat32);
+  EXPECT_LT((held - reference.detach()).abs().max().item<double>(), 5e-5);
+}

@@ -1,5 +1,7 @@
 #include "optim/optimizer.h"
 
+#include <algorithm>
+
 #include "optim/bf16_rounding.h"
 
 namespace ampbench::optim {
@@ -39,6 +41,9 @@ Optimizer::Optimizer(std::vector<torch::Tensor> params, WeightRounding rounding,
                 "optimizers expect fp32 or bf16 parameters, got ", p.scalar_type());
   }
   if (rounding_ == WeightRounding::kahan) compensation_ = zeros_like_each(params_);
+  int64_t elements = 0;
+  for (const auto& p : params_) elements += p.numel();
+  slice_elements_ = std::max(elements / kSlicesPerModel, kMinSliceElements);
   if (rounding_ == WeightRounding::stochastic && !params_.empty())
     generator_ = seeded_generator(params_.front().device(), seed);
 }
@@ -85,64 +90,109 @@ void Optimizer::step(const std::optional<torch::Tensor>& found_inf) {
 
 void Optimizer::step_through_fp32(const GradBatch& batch, size_t i,
                                   const std::optional<torch::Tensor>& found_inf) {
-  auto weight = batch.params[i];
-  std::vector<std::vector<torch::Tensor>> state;
+  const auto& weight = batch.params[i];
   if (weight.scalar_type() != torch::kBFloat16) {  // fp32 weights: the fused kernel, as always
+    std::vector<std::vector<torch::Tensor>> state;
     for (const auto& list : batch.state) state.push_back({list[i]});
     fused_step({weight}, {batch.grads[i]}, state, found_inf);
     return;
   }
-  const size_t index = batch.indices[i];
-  for (const auto& list : batch.state) {
-    state.push_back({list[i].scalar_type() == torch::kFloat32 ? list[i] : fp32_copy(list[i])});
-  }
-  const auto before = held(weight, index);
-  auto exact = count_ ? before.clone() : before;
-  fused_step({exact}, {fp32_copy(batch.grads[i])}, state, found_inf);
-  for (size_t k = 0; k < state.size(); ++k) {
-    // The state is kept in the parameter's dtype: its fp32 result is rounded to nearest, as torchao does.
-    if (!state[k][0].is_same(batch.state[k][i])) batch.state[k][i].copy_(state[k][0]);
-  }
-  if (count_) {
-    store_counted(weight, exact, before, index);
-  } else {
-    store(weight, exact, index);
+  auto slices = slices_of(batch, i);
+  for (auto& slice : slices) step_slice(slice, found_inf);
+  // A scalar state (AdamW's step counter) moved alike in every slice: the parameter's takes the last's.
+  for (size_t k = 0; k < batch.state.size(); ++k) {
+    if (batch.state[k][i].dim() == 0) batch.state[k][i].copy_(slices.back().state[k]);
   }
 }
 
-torch::Tensor Optimizer::held(const torch::Tensor& weight, size_t index) const {
-  auto out = fp32_copy(weight);
-  if (!compensation_.empty()) out.add_(compensation_[index]);
+std::vector<Optimizer::Slice> Optimizer::slices_of(const GradBatch& batch, size_t i) const {
+  Slice whole{batch.params[i],
+              batch.grads[i],
+              {},
+              compensation_.empty() ? torch::Tensor() : compensation_[batch.indices[i]]};
+  for (const auto& list : batch.state) whole.state.push_back(list[i]);
+  // Elementwise updates pair elements by memory order, so slices are taken where all the tensors lay
+  // their elements out alike, densely (always, for LibTorch's parameters, gradients and zeros_like state).
+  const auto& strides = whole.weight.strides();
+  bool sliceable = whole.weight.is_non_overlapping_and_dense() && whole.grad.strides() == strides &&
+                   (!whole.compensation.defined() || whole.compensation.strides() == strides);
+  for (const auto& t : whole.state) sliceable = sliceable && (t.dim() == 0 || t.strides() == strides);
+  const int64_t elements = whole.weight.numel();
+  std::vector<Slice> slices;
+  if (!sliceable || elements <= slice_elements_) {
+    slices.push_back(whole);
+  } else {
+    const auto flat = [](const torch::Tensor& t, int64_t begin, int64_t end) {
+      return t.as_strided({t.numel()}, {1}, t.storage_offset()).slice(0, begin, end);
+    };
+    for (int64_t begin = 0; begin < elements; begin += slice_elements_) {
+      const auto end = std::min(begin + slice_elements_, elements);
+      Slice slice{flat(whole.weight, begin, end),
+                  flat(whole.grad, begin, end),
+                  {},
+                  whole.compensation.defined() ? flat(whole.compensation, begin, end) : torch::Tensor()};
+      for (const auto& t : whole.state) slice.state.push_back(t.dim() == 0 ? t : flat(t, begin, end));
+      slices.push_back(std::move(slice));
+    }
+  }
+  // Every slice counts a scalar state from the parameter's value before the step.
+  for (auto& slice : slices) {
+    for (auto& t : slice.state) {
+      if (t.dim() == 0) t = t.clone();
+    }
+  }
+  return slices;
+}
+
+void Optimizer::step_slice(Slice& slice, const std::optional<torch::Tensor>& found_inf) {
+  std::vector<std::vector<torch::Tensor>> state;
+  for (const auto& t : slice.state) state.push_back({t.scalar_type() == torch::kFloat32 ? t : fp32_copy(t)});
+  const auto before = held(slice);
+  auto exact = count_ ? before.clone() : before;
+  fused_step({exact}, {fp32_copy(slice.grad)}, state, found_inf);
+  for (size_t k = 0; k < state.size(); ++k) {
+    // The state is kept in the parameter's dtype: its fp32 result is rounded to nearest, as torchao does.
+    if (!state[k][0].is_same(slice.state[k])) slice.state[k].copy_(state[k][0]);
+  }
+  if (count_) {
+    store_counted(slice, exact, before);
+  } else {
+    store(slice, exact);
+  }
+}
+
+torch::Tensor Optimizer::held(const Slice& slice) const {
+  auto out = fp32_copy(slice.weight);
+  if (slice.compensation.defined()) out.add_(slice.compensation);
   return out;
 }
 
-void Optimizer::store_counted(torch::Tensor& weight, const torch::Tensor& exact, const torch::Tensor& before,
-                              size_t index) {
-  const auto old_weight = weight.clone();
-  const auto old_compensation = compensation_.empty() ? torch::Tensor() : compensation_[index].clone();
-  store(weight, exact, index);
-  auto unchanged = weight.eq(old_weight);
-  if (old_compensation.defined()) unchanged.logical_and_(compensation_[index].eq(old_compensation));
+void Optimizer::store_counted(Slice& slice, const torch::Tensor& exact, const torch::Tensor& before) {
+  const auto old_weight = slice.weight.clone();
+  const auto old_compensation = slice.compensation.defined() ? slice.compensation.clone() : torch::Tensor();
+  store(slice, exact);
+  auto unchanged = slice.weight.eq(old_weight);
+  if (old_compensation.defined()) unchanged.logical_and_(slice.compensation.eq(old_compensation));
   const auto update = exact - before;
   const auto moved = update.ne(0);
   count_->moved.add_(moved.sum());
   count_->lost.add_(moved.logical_and_(unchanged).sum());
   count_->wanted.add_(update.abs().sum(torch::kFloat64));
-  count_->taken.add_((update.sign() * (held(weight, index) - before)).sum(torch::kFloat64));
+  count_->taken.add_((update.sign() * (held(slice) - before)).sum(torch::kFloat64));
 }
 
-void Optimizer::store(torch::Tensor& weight, const torch::Tensor& exact, size_t index) {
+void Optimizer::store(Slice& slice, const torch::Tensor& exact) {
   switch (rounding_) {
     case WeightRounding::nearest:
-      weight.copy_(exact);
+      slice.weight.copy_(exact);
       return;
     case WeightRounding::stochastic:
-      weight.copy_(round_stochastically_to_bf16(exact, *generator_));
+      slice.weight.copy_(round_stochastically_to_bf16(exact, *generator_));
       return;
     case WeightRounding::kahan: {
       const auto rounded = exact.to(torch::kBFloat16);
-      compensation_[index].copy_(exact - rounded.to(torch::kFloat32));
-      weight.copy_(rounded);
+      slice.compensation.copy_(exact - rounded.to(torch::kFloat32));
+      slice.weight.copy_(rounded);
       return;
     }
   }

@@ -28,8 +28,8 @@ struct UpdateCount {
 // so skipping an fp16 step needs no host sync (the same path torch.amp.GradScaler uses for fused
 // optimizers). bf16 parameters keep bf16 state and are updated by the fused kernel over all of them when
 // rounding to nearest; stochastic rounding and Kahan summation need the update's fp32 result, so there the
-// fused kernel runs a parameter at a time on fp32 working copies of it, its gradient and its state, whose
-// result is rounded into the bf16 tensors (transient memory: one parameter's fp32 copies).
+// fused kernel runs a slice of a parameter at a time on fp32 working copies of it, its gradient and its
+// state, whose result is rounded into the bf16 tensors (transient memory: one slice's fp32 copies).
 class Optimizer {
  public:
   Optimizer(std::vector<torch::Tensor> params, WeightRounding rounding, uint64_t seed);
@@ -71,15 +71,30 @@ class Optimizer {
   // Refills the batch in place, so that a step allocates no host memory for it while the same parameters
   // have gradients (a parameter may have none, as in PyTorch's optimizers).
   const GradBatch& gather_grads();
-  // The update of the batch's i-th parameter computed on fp32 working copies and rounded into it.
+  // A run of a parameter's elements in memory order, with its gradient's, state's and compensation's
+  // (a scalar state, AdamW's step counter, whole): what one round of fp32 working copies covers.
+  struct Slice {
+    torch::Tensor weight, grad;
+    std::vector<torch::Tensor> state;
+    torch::Tensor compensation;  // undefined but under Kahan summation
+  };
+  // The update of the batch's i-th parameter computed on fp32 working copies, a slice at a time, and
+  // rounded into it.
   void step_through_fp32(const GradBatch& batch, size_t i, const std::optional<torch::Tensor>& found_inf);
-  // Stores `exact`, the updated weight in fp32, into the bf16 `weight` by the rounding.
-  void store(torch::Tensor& weight, const torch::Tensor& exact, size_t index);
+  // The batch's i-th parameter in slices of at most slice_elements_ elements (views; scalar state cloned).
+  std::vector<Slice> slices_of(const GradBatch& batch, size_t i) const;
+  void step_slice(Slice& slice, const std::optional<torch::Tensor>& found_inf);
+  // Stores `exact`, the updated weight in fp32, into the slice's bf16 weight by the rounding.
+  void store(Slice& slice, const torch::Tensor& exact);
   // The weight as the optimizer holds it, in fp32: the bf16 weight plus its compensation.
-  torch::Tensor held(const torch::Tensor& weight, size_t index) const;
-  // store(), adding what it did to the weight's update into count_. `before` is held() before the step.
-  void store_counted(torch::Tensor& weight, const torch::Tensor& exact, const torch::Tensor& before,
-                     size_t index);
+  torch::Tensor held(const Slice& slice) const;
+  // store(), adding what it did to the slice's update into count_. `before` is held() before the step.
+  void store_counted(Slice& slice, const torch::Tensor& exact, const torch::Tensor& before);
+
+  // The working copies' bound: a 64th of the model's elements (their fp32 copies a few percent of the bf16
+  // static memory), so that the step's transient memory does not undo what pure bf16 saves.
+  static constexpr int64_t kSlicesPerModel = 64;
+  static constexpr int64_t kMinSliceElements = 4096;
 
   std::vector<torch::Tensor> params_;
   WeightRounding rounding_;
@@ -89,6 +104,7 @@ class Optimizer {
   GradBatch batch_;
   std::vector<size_t> indices_scratch_;
   UpdateCount* count_ = nullptr;
+  int64_t slice_elements_ = kMinSliceElements;
 };
 
 // SGD with momentum and L2 weight decay; the defaults are ampbench's (a config's "sgd").
