@@ -334,6 +334,11 @@ def loss_of(logits, labels, reduction="mean"):
     return F.cross_entropy(logits.float(), labels, reduction=reduction)
 
 
+def cast_inputs(inputs, weights):
+    """Floating inputs in the weights' dtype (pure bf16 has no autocast to cast them); token ids as they are."""
+    return inputs.to(weights) if inputs.is_floating_point() else inputs
+
+
 def host_malloc():
     """The file malloc resolves to in this process: glibc's libc, or a preloaded replacement (LD_PRELOAD)."""
     class DlInfo(ctypes.Structure):
@@ -376,7 +381,9 @@ def train_mode(cfg, mode, data, shape, classes, device, module=None):
     train, precision = cfg["train"], cfg["precision"]
     x_train, y_train, x_val, y_val = data
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(mode)
-    tf32 = device.type == "cuda" and mode in ("tf32", "bf16")
+    # bf16-pure: the model, its gradients and AdamW's state in bf16, no autocast, the loss in fp32.
+    weights = torch.bfloat16 if mode == "bf16-pure" else torch.float32
+    tf32 = device.type == "cuda" and mode in ("tf32", "bf16", "bf16-pure")
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
     torch.backends.cudnn.benchmark = train["cudnn_benchmark"]
@@ -391,6 +398,7 @@ def train_mode(cfg, mode, data, shape, classes, device, module=None):
     baseline = torch.cuda.memory_allocated(device) if device.type == "cuda" else None
     torch.manual_seed(cfg["seed"])
     model = build_model(cfg["model"], shape, classes, module).to(device, memory_format=memory_format)
+    model.to(weights)
     o = train["optimizer"]
     fused = {"fused": True}
     if o["type"] == "sgd":
@@ -408,7 +416,7 @@ def train_mode(cfg, mode, data, shape, classes, device, module=None):
 
     def step(order, i):
         index = order[i * batch:(i + 1) * batch]
-        inputs = x_train.index_select(0, index).contiguous(memory_format=memory_format)
+        inputs = cast_inputs(x_train.index_select(0, index), weights).contiguous(memory_format=memory_format)
         labels = y_train.index_select(0, index)
         with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
             loss = loss_of(model(inputs), labels)
@@ -441,7 +449,7 @@ def train_mode(cfg, mode, data, shape, classes, device, module=None):
             marks.mark()
         synchronize(device)
         seconds = time.perf_counter() - start
-        val_loss, val_accuracy = evaluate(model, x_val, y_val, batch, dtype, device, memory_format)
+        val_loss, val_accuracy = evaluate(model, x_val, y_val, batch, dtype, device, memory_format, weights)
         timed = steps - first
         epochs.append({"epoch": epoch, "seconds": seconds, "timed_steps": timed, "timed_samples": timed * batch,
                        "samples_per_second": timed * batch / seconds, "train_loss": loss_sum.item() / timed,
@@ -451,12 +459,12 @@ def train_mode(cfg, mode, data, shape, classes, device, module=None):
 
 
 @torch.no_grad()
-def evaluate(model, x_val, y_val, batch, dtype, device, memory_format):
+def evaluate(model, x_val, y_val, batch, dtype, device, memory_format, weights):
     model.eval()
     loss_sum, correct = torch.zeros((), dtype=torch.float64, device=device), torch.zeros((), dtype=torch.int64,
                                                                                           device=device)
     for begin in range(0, x_val.size(0), batch):
-        inputs = x_val[begin:begin + batch].contiguous(memory_format=memory_format)
+        inputs = cast_inputs(x_val[begin:begin + batch], weights).contiguous(memory_format=memory_format)
         labels = y_val[begin:begin + batch]
         with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
             logits = model(inputs)
@@ -484,6 +492,10 @@ def main():
     if cfg["model"]["type"] == "exported":  # its module checked before anything trains
         exported_module(args.module, cfg["model"]["options"]["path"], shape, classes)
 
+    unwritten = [m for m in cfg["precision"]["modes"] if m.startswith("bf16-pure-") or m.startswith("fp8")]
+    if unwritten:
+        refuse(f"peer_pytorch.py: {', '.join(unwritten)} not written here yet: their rounding is torchao's, not "
+               "PyTorch's own")
     trials = []
     for trial in range(1, cfg["repeats"] + 1):
         for mode in cfg["precision"]["modes"]:

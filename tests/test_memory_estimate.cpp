@@ -41,6 +41,23 @@ TEST(MemoryEstimate, CountsWeightsGradientsOptimizerStateInitialStateAndData) {
   EXPECT_EQ(estimate_of(config).initial_state_bytes, 2 * 131 * 4);  // another seed's beside the run's
 }
 
+TEST(MemoryEstimate, ThePureBf16ModesHoldTheirStateInBf16AndKahanACompensationMore) {
+  auto config = mlp_config();
+  config["train"]["optimizer"] = {{"type", "adamw"}};
+  config["precision"] = {{"modes", {"bf16-pure", "bf16-pure-sr", "bf16-pure-kahan"}}};
+  const auto pure = estimate_of(config);
+  using ampbench::amp::PrecisionMode;
+  EXPECT_EQ(pure.static_bytes.at(PrecisionMode::bf16_pure), 131 * 2 * 4);
+  EXPECT_EQ(pure.static_bytes.at(PrecisionMode::bf16_pure_sr), 131 * 2 * 4);
+  EXPECT_EQ(pure.static_bytes.at(PrecisionMode::bf16_pure_kahan), 131 * 2 * 5);
+  EXPECT_EQ(pure.training_bytes, 131 * 2 * 5);  // the largest mode's
+  config["precision"]["modes"].push_back("bf16");
+  EXPECT_EQ(estimate_of(config).training_bytes, 131 * 4 * 4);  // mixed bf16 keeps fp32 master weights
+  EXPECT_EQ(static_memory_line(estimate_of(config)),
+            "fp32 2.0 KiB, bf16 2.0 KiB (1.00x fp32), bf16-pure 1.0 KiB (0.50x fp32), bf16-pure-sr 1.0 KiB "
+            "(0.50x fp32), bf16-pure-kahan 1.3 KiB (0.62x fp32)");
+}
+
 TEST(MemoryEstimate, BuffersAreHeldButHaveNoGradientOrOptimizerState) {
   auto config = mlp_config();
   config["model"] = {{"type", "resnet18"}, {"options", {{"stem", "cifar"}}}};
@@ -54,7 +71,7 @@ TEST(MemoryEstimate, BuffersAreHeldButHaveNoGradientOrOptimizerState) {
 }
 
 TEST(MemoryShortfall, OnTheCpuEverythingCountsAgainstHostMemory) {
-  const MemoryEstimate estimate{1e9, 12e9, 4e9, 2e9};
+  const MemoryEstimate estimate{1e9, {}, 12e9, 4e9, 2e9};
   EXPECT_EQ(memory_shortfall(estimate, {18e9, {}, {}}), std::nullopt);
   const auto line = memory_shortfall(estimate, {17e9, {}, {}});
   ASSERT_TRUE(line);
@@ -67,7 +84,7 @@ TEST(MemoryShortfall, OnTheCpuEverythingCountsAgainstHostMemory) {
 }
 
 TEST(MemoryShortfall, WithAGpuTheTrainingStateCountsAgainstItAndTheRestAgainstTheHost) {
-  const MemoryEstimate estimate{1e9, 12e9, 4e9, 2e9};
+  const MemoryEstimate estimate{1e9, {}, 12e9, 4e9, 2e9};
   // The host holds only the initial state and the data; the GPU the rest.
   EXPECT_EQ(memory_shortfall(estimate, {6e9, "cuda:1", 12e9}), std::nullopt);
   const auto gpu = memory_shortfall(estimate, {6e9, "cuda:1", 8 * kGiB});

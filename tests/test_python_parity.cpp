@@ -264,3 +264,45 @@ TEST_F(PythonParity, ThePythonPeerReadsTheSameDataFiles) {
        {"precision", {{"modes", {"fp32", "fp16", "bf16"}}}}},
       3));
 }
+
+TEST_F(PythonParity, PureBf16MatchesTheSameLoopInPythonStepForStep) {
+  // model.to(torch.bfloat16) and AdamW(fused=True) on the bf16 parameters in Python. One step an epoch, so
+  // each epoch's training loss is one step's loss: the two must agree at every step, and after it.
+  const nlohmann::json train = {{"epochs", 8},
+                                {"batch_size", 16},
+                                {"warmup_steps", 0},
+                                {"optimizer", {{"type", "adamw"}, {"lr", 3e-3}}}};
+  const nlohmann::json models[] = {
+      {{"type", "mlp"}, {"options", {{"width", 32}, {"depth", 2}}}},
+      {{"type", "gpt"}, {"options", {{"n_layer", 1}, {"n_head", 2}, {"d_model", 16}}}}};
+  const nlohmann::json data[] = {
+      {{"synthetic", {{"train_samples", 16}, {"val_samples", 32}, {"shape", {12}}, {"classes", 4}}}},
+      {{"synthetic_tokens", {{"train_samples", 16}, {"val_samples", 16}, {"context", 8}, {"vocab", 32}}}}};
+  for (int i = 0; i < 2; ++i) {
+    nlohmann::json config = {{"name", "peer"},
+                             {"device", "cpu"},
+                             {"model", models[i]},
+                             {"data", data[i]},
+                             {"train", train},
+                             {"precision", {{"modes", {"bf16-pure"}}}},
+                             {"output", {{"dir", (dir_ / "runs").string()}}}};
+    SCOPED_TRACE(config.dump());
+    std::ofstream(dir_ / "config.json") << config.dump();
+    const auto config_path = (dir_ / "config.json").string();
+    ASSERT_NO_FATAL_FAILURE(shell(ampbench_binary() + " --config " + config_path + " -q --export-json " +
+                                  (dir_ / "a.json").string()));
+    ASSERT_NO_FATAL_FAILURE(shell(test_python() + " " + source_dir() + "/scripts/peer_pytorch.py " +
+                                  config_path + " --out " + (dir_ / "b.json").string() + " --ampbench " +
+                                  ampbench_binary()));
+    const auto ours = nlohmann::json::parse(read(dir_ / "a.json"))["trials"][0]["epochs"];
+    const auto peer = nlohmann::json::parse(read(dir_ / "b.json"))["trials"][0]["epochs"];
+    ASSERT_EQ(ours.size(), 8u);
+    ASSERT_EQ(peer.size(), 8u);
+    for (size_t e = 0; e < 8; ++e) {
+      EXPECT_NEAR(ours[e]["train_loss"].get<double>(), peer[e]["train_loss"].get<double>(), 1e-3)
+          << "step " << e + 1;
+      EXPECT_NEAR(ours[e]["val_loss"].get<double>(), peer[e]["val_loss"].get<double>(), 1e-3)
+          << "after step " << e + 1;
+    }
+  }
+}

@@ -32,6 +32,9 @@ std::string missing_instructions(PrecisionMode mode, measure::CpuArchitecture ar
                                      : "neither AVX512-BF16 nor AMX-BF16";
 }
 
+// bf16 mixed and the pure bf16 modes: they need the same arithmetic.
+bool is_bf16(PrecisionMode mode) { return mode == PrecisionMode::bf16 || is_pure_bf16(mode); }
+
 bool is_float8(PrecisionMode mode) {
   return mode == PrecisionMode::fp8 || mode == PrecisionMode::fp8_rowwise;
 }
@@ -63,7 +66,7 @@ ModeSupport check_mode_support(PrecisionMode mode, c10::DeviceType device_type,
                       "compute in fp32, so expect fp16 to be slower than fp32",
                   cpu->architecture)};
     }
-    if (cpu && mode == PrecisionMode::bf16 && !cpu->bf16) {
+    if (cpu && is_bf16(mode) && !cpu->bf16) {
       return {{},
               no_16bit_arithmetic("this CPU has no bf16 arithmetic (" +
                                       missing_instructions(mode, cpu->architecture) +
@@ -75,7 +78,7 @@ ModeSupport check_mode_support(PrecisionMode mode, c10::DeviceType device_type,
   }
   if (!capability) return {};  // an accelerator that reports none: let LibTorch decide
   const auto& c = *capability;
-  if ((mode == PrecisionMode::bf16 || mode == PrecisionMode::tf32) && !at_least(c, 8, 0)) {
+  if ((is_bf16(mode) || mode == PrecisionMode::tf32) && !at_least(c, 8, 0)) {
     return {std::string(to_string(mode)) + " needs compute capability 8.0 or newer; this GPU has " + text(c),
             {}};
   }

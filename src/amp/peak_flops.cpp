@@ -62,6 +62,9 @@ std::optional<double> dense_peak_tflops(const std::string& gpu_name, PrecisionMo
       case PrecisionMode::fp16:
         return peak.fp16;
       case PrecisionMode::bf16:
+      case PrecisionMode::bf16_pure:
+      case PrecisionMode::bf16_pure_sr:
+      case PrecisionMode::bf16_pure_kahan:
         return peak.bf16;
       case PrecisionMode::tf32:
         return peak.tf32;

@@ -18,14 +18,21 @@ std::string_view to_string(PrecisionMode mode) {
       return "fp8";
     case PrecisionMode::fp8_rowwise:
       return "fp8-rowwise";
+    case PrecisionMode::bf16_pure:
+      return "bf16-pure";
+    case PrecisionMode::bf16_pure_sr:
+      return "bf16-pure-sr";
+    case PrecisionMode::bf16_pure_kahan:
+      return "bf16-pure-kahan";
   }
   return "unknown";
 }
 
 const std::vector<PrecisionMode>& all_precision_modes() {
-  static const std::vector<PrecisionMode> modes{PrecisionMode::fp32, PrecisionMode::tf32,
-                                                PrecisionMode::fp16, PrecisionMode::bf16,
-                                                PrecisionMode::fp8,  PrecisionMode::fp8_rowwise};
+  static const std::vector<PrecisionMode> modes{
+      PrecisionMode::fp32,      PrecisionMode::tf32,         PrecisionMode::fp16,
+      PrecisionMode::bf16,      PrecisionMode::fp8,          PrecisionMode::fp8_rowwise,
+      PrecisionMode::bf16_pure, PrecisionMode::bf16_pure_sr, PrecisionMode::bf16_pure_kahan};
   return modes;
 }
 
@@ -67,9 +74,27 @@ std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode) {
       return c10::ScalarType::BFloat16;
     case PrecisionMode::fp32:
     case PrecisionMode::tf32:
+    case PrecisionMode::bf16_pure:
+    case PrecisionMode::bf16_pure_sr:
+    case PrecisionMode::bf16_pure_kahan:
       return std::nullopt;
   }
   return std::nullopt;
+}
+
+bool is_pure_bf16(PrecisionMode mode) {
+  return mode == PrecisionMode::bf16_pure || mode == PrecisionMode::bf16_pure_sr ||
+         mode == PrecisionMode::bf16_pure_kahan;
+}
+
+c10::ScalarType weight_dtype(PrecisionMode mode) {
+  return is_pure_bf16(mode) ? c10::ScalarType::BFloat16 : c10::ScalarType::Float;
+}
+
+optim::WeightRounding weight_rounding(PrecisionMode mode) {
+  if (mode == PrecisionMode::bf16_pure_sr) return optim::WeightRounding::stochastic;
+  if (mode == PrecisionMode::bf16_pure_kahan) return optim::WeightRounding::kahan;
+  return optim::WeightRounding::nearest;
 }
 
 bool needs_grad_scaler(PrecisionMode mode) { return mode == PrecisionMode::fp16; }

@@ -7,13 +7,28 @@
 
 #include <c10/core/ScalarType.h>
 
+#include "optim/weight_rounding.h"
+
 namespace ampbench::amp {
 
-// The precision modes ampbench compares. Weights always stay fp32 (master weights); a mode only decides
-// what autocast runs forward + loss in, whether a GradScaler guards the fp16 gradients, and whether
-// CUDA may run fp32 matmuls and convolutions in TF32. fp32 is the strict baseline: TF32 off. fp8 and
-// fp8-rowwise are bf16 with every linear layer's matrix products in float8 (amp/float8_linear.h).
-enum class PrecisionMode { fp32, tf32, fp16, bf16, fp8, fp8_rowwise };
+// The precision modes ampbench compares. In the mixed modes weights stay fp32 (master weights); a mode
+// only decides what autocast runs forward + loss in, whether a GradScaler guards the fp16 gradients, and
+// whether CUDA may run fp32 matmuls and convolutions in TF32. fp32 is the strict baseline: TF32 off. fp8
+// and fp8-rowwise are bf16 with every linear layer's matrix products in float8 (amp/float8_linear.h).
+// The pure bf16 modes are not mixed: the model's parameters and buffers, its gradients and the optimizer's
+// state are bf16, without autocast; they differ in how a bf16 weight takes its update
+// (optim::WeightRounding).
+enum class PrecisionMode {
+  fp32,
+  tf32,
+  fp16,
+  bf16,
+  fp8,
+  fp8_rowwise,
+  bf16_pure,
+  bf16_pure_sr,
+  bf16_pure_kahan
+};
 
 std::string_view to_string(PrecisionMode mode);
 std::optional<PrecisionMode> parse_precision_mode(std::string_view name);
@@ -31,6 +46,13 @@ std::string precision_mode_names(const std::vector<PrecisionMode>& modes = all_p
 std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode);
 // fp16's narrow exponent range needs loss scaling; bf16 has fp32's range and does not.
 bool needs_grad_scaler(PrecisionMode mode);
+// The pure bf16 modes: weights, gradients and optimizer state in bf16.
+bool is_pure_bf16(PrecisionMode mode);
+// The dtype the model's floating parameters and buffers train in: bf16 in the pure modes, else fp32.
+c10::ScalarType weight_dtype(PrecisionMode mode);
+// How a pure bf16 mode rounds weight updates; nearest for every other mode (whose fp32 weights round
+// as fp32 arithmetic does).
+optim::WeightRounding weight_rounding(PrecisionMode mode);
 // Whether CUDA's fp32 matmuls and convolutions may use TF32 tensor cores: tf32, and bf16 and fp8 (whose ops
 // that autocast leaves in fp32 get TF32 as in PyTorch's usual bf16 recipe). No effect on the CPU.
 bool allows_tf32(PrecisionMode mode);

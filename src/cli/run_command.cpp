@@ -3,11 +3,14 @@
 #include <cstdio>
 #include <iostream>
 
+#include <spdlog/spdlog.h>
+
 #include "app/exit_codes.h"
 #include "app/stdout_export.h"
 #include "app/terminal.h"
 #include "cli/command.h"
 #include "config/experiment_config.h"
+#include "config/memory_estimate.h"
 #include "report/console_report.h"
 
 namespace ampbench::cli {
@@ -35,8 +38,11 @@ int run_experiment(const CliOptions& options, ExperimentInput& input) {
   auto outcome = run::run_benchmark(input.request);
   input.progress_line.reset();
   // A dry run has passed every check a run makes before it starts (device, data, exports): a CI job
-  // can rely on its exit code.
+  // can rely on its exit code. The static memory per mode is what the options alone decide; the run
+  // measures it.
   if (options.dry_run) {
+    spdlog::info("static memory counted from the options (weights, gradients, optimizer state): {}",
+                 config::static_memory_line(config::estimate_memory(outcome.config)));
     std::cout << config::to_json(outcome.config).dump(2) << "\n";
     return app::kExitSuccess;
   }

@@ -1,5 +1,7 @@
 #include "config/memory_estimate.h"
 
+#include <algorithm>
+
 #include <spdlog/fmt/fmt.h>
 
 #include "measure/host_memory.h"
@@ -8,6 +10,15 @@ namespace ampbench::config {
 namespace {
 
 constexpr double kFp32Bytes = 4;
+
+// Weights, gradients and the optimizer's state per parameter, Kahan's compensation, and the buffers, in the
+// mode's weight dtype.
+double static_bytes_of(amp::PrecisionMode mode, const models::ModelSize& size,
+                       const optim::OptimizerOptions& optimizer) {
+  const double per_parameter = 2 + optim::state_per_parameter(optimizer) +
+                               (amp::weight_rounding(mode) == optim::WeightRounding::kahan ? 1 : 0);
+  return (per_parameter * size.parameters + size.buffers) * double(c10::elementSize(amp::weight_dtype(mode)));
+}
 
 std::string bytes(double count) { return measure::human_bytes(count); }
 
@@ -40,14 +51,27 @@ MemoryEstimate estimate_memory(const ExperimentConfig& config) {
   const auto size = config.model.spec->size();
   MemoryEstimate estimate;
   estimate.parameters = size.parameters;
-  // Weights and gradients, then the optimizer's state, all per parameter; buffers once.
-  const double per_parameter = 2 + optim::state_per_parameter(config.train.optimizer);
-  estimate.training_bytes = (per_parameter * size.parameters + size.buffers) * kFp32Bytes;
+  estimate.fp32_static_bytes = static_bytes_of(amp::PrecisionMode::fp32, size, config.train.optimizer);
+  for (auto mode : config.precision.modes) {
+    const double bytes = static_bytes_of(mode, size, config.train.optimizer);
+    estimate.static_bytes[mode] = bytes;
+    estimate.training_bytes = std::max(estimate.training_bytes, bytes);
+  }
   // The run's initial state, and a second seed's while fidelity trains from other seeds.
   const double copies = config.precision.fidelity_seeds > 1 ? 2 : 1;
   estimate.initial_state_bytes = copies * (size.parameters + size.buffers) * kFp32Bytes;
   estimate.data_bytes = config.data.synthetic_bytes();
   return estimate;
+}
+
+std::string static_memory_line(const MemoryEstimate& estimate) {
+  std::string line = "fp32 " + bytes(estimate.fp32_static_bytes);
+  for (const auto& [mode, count] : estimate.static_bytes) {
+    if (mode == amp::PrecisionMode::fp32 || estimate.fp32_static_bytes <= 0) continue;
+    line += fmt::format(", {} {} ({:.2f}x fp32)", amp::to_string(mode), bytes(count),
+                        count / estimate.fp32_static_bytes);
+  }
+  return line;
 }
 
 std::optional<std::string> memory_shortfall(const MemoryEstimate& estimate, const MemoryOnHand& on_hand) {

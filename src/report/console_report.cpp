@@ -6,6 +6,7 @@
 
 #include "profile/profile_tables.h"
 #include "report/float8_table.h"
+#include "report/pure_bf16_table.h"
 #include "report/summary_table.h"
 #include "util/text_table.h"
 
@@ -47,6 +48,8 @@ std::string to_console(const RunReport& report, bool colour) {
   });
   if (!report.summary.empty()) out << util::render_aligned(fidelity_table(report));
   out << summary_footnote(report) << "\n" << float8_footnote(report);
+  if (const auto pure = pure_bf16_table(report); !pure.empty())
+    out << "pure bf16\n" << util::render_aligned(pure) << pure_bf16_footnote(report);
   const auto& profiles = report.measured.profiles;
   if (const auto by_class = profile::time_by_class_table(profiles); !by_class.empty()) {
     out << "where the time went\n"

@@ -91,7 +91,7 @@ struct SummaryRow {
 };
 
 template <typename T>
-std::function<std::string(const SummaryRow&)> summary_cell(T ModeSummary::*field) {
+std::function<std::string(const SummaryRow&)> summary_cell(T ModeSummary::* field) {
   return [field](const SummaryRow& r) { return util::optional_cell(r.mode->*field); };
 }
 
@@ -118,6 +118,11 @@ const util::CsvColumns<SummaryRow>& summary_columns() {
       {"peak_bytes", [](const SummaryRow& r) { return std::to_string(r.mode->peak_bytes); }},
       {"memory_ratio_vs_fp32", summary_cell(&ModeSummary::memory_ratio_vs_fp32)},
       {"activation_ratio_vs_fp32", summary_cell(&ModeSummary::activation_ratio_vs_fp32)},
+      {"static_bytes", [](const SummaryRow& r) { return util::optional_cell(r.mode->static_bytes); }},
+      {"static_ratio_vs_fp32", summary_cell(&ModeSummary::static_ratio_vs_fp32)},
+      {"static_ratio_vs_bf16", summary_cell(&ModeSummary::static_ratio_vs_bf16)},
+      {"lost_update_share", summary_cell(&ModeSummary::lost_update_share)},
+      {"lost_update_mass", summary_cell(&ModeSummary::lost_update_mass)},
       {"fidelity_seeds", [](const SummaryRow& r) { return std::to_string(r.mode->fidelity.seeds); }},
       {"val_loss_mean",
        [](const SummaryRow& r) { return util::optional_cell(r.mode->fidelity.val_loss.mean); }},

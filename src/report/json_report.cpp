@@ -192,11 +192,27 @@ nlohmann::json summary_json(const ModeSummary& s) {
       {"speedup_vs_bf16_interval_95", interval_json(s.speedup_vs_bf16_interval)},
       {"memory_ratio_vs_fp32", optional_json(s.memory_ratio_vs_fp32)},
       {"activation_ratio_vs_fp32", optional_json(s.activation_ratio_vs_fp32)},
+      {"static_ratio_vs_fp32", optional_json(s.static_ratio_vs_fp32)},
+      {"static_ratio_vs_bf16", optional_json(s.static_ratio_vs_bf16)},
+      {"lost_update_share", optional_json(s.lost_update_share)},
+      {"lost_update_mass", optional_json(s.lost_update_mass)},
       {"val_loss_delta_vs_fp32", optional_json(s.val_loss_delta_vs_fp32)},
       {"fidelity", s.fidelity.verdict ? nlohmann::json(to_string(*s.fidelity.verdict)) : nlohmann::json()},
       {"fidelity_detail", fidelity_json(s)},
       {"grad_cosine_vs_fp32", optional_json(s.grad_cosine_vs_fp32)},
       {"low_precision_flop_share", optional_json(s.low_precision_flop_share)}};
+}
+
+nlohmann::json update_audit_json(const train::UpdateAudit& a) {
+  return {{"mode", amp::to_string(a.mode)},
+          {"steps", a.steps},
+          {"moved", a.moved},
+          {"lost", a.lost},
+          {"wanted", a.wanted},
+          {"taken", a.taken},
+          {"lost_share", optional_json(a.lost_share())},
+          {"lost_mass", optional_json(a.lost_mass())},
+          {"failure", optional_json(a.failure)}};
 }
 
 nlohmann::json gate_json(const GateResult& g) {
@@ -238,6 +254,8 @@ nlohmann::json to_json(const RunReport& report) {
   for (const auto& t : measured.fidelity_trials) fidelity_trials.push_back(trial_json(t));
   nlohmann::json summary = nlohmann::json::array();
   for (const auto& s : report.summary) summary.push_back(summary_json(s));
+  nlohmann::json audits = nlohmann::json::array();
+  for (const auto& a : measured.update_audits) audits.push_back(update_audit_json(a));
   nlohmann::json warnings = nlohmann::json::array();
   for (const auto& w : report.warnings) warnings.push_back(warning_json(w));
   nlohmann::json gates = nlohmann::json::array();
@@ -255,6 +273,7 @@ nlohmann::json to_json(const RunReport& report) {
           {"trials", trials},
           {"fidelity_trials", fidelity_trials},
           {"summary", summary},
+          {"update_audits", audits},
           {"profiles", profile::profiles_json(measured.profiles)},
           {"warnings", warnings},
           {"gates", gates}};

@@ -4,6 +4,7 @@
 
 #include "profile/profile_tables.h"
 #include "report/float8_table.h"
+#include "report/pure_bf16_table.h"
 #include "report/summary_table.h"
 #include "util/text_table.h"
 
@@ -30,6 +31,9 @@ std::string to_markdown(const RunReport& report) {
     out << "\n**float8 layers** (last training step's amaxes)\n\n"
         << util::render_markdown_table(float8) << "\n"
         << float8_footnote(report);
+  }
+  if (const auto pure = pure_bf16_table(report); !pure.empty()) {
+    out << "\n**Pure bf16**\n\n" << util::render_markdown_table(pure) << "\n" << pure_bf16_footnote(report);
   }
   const auto& profiles = report.measured.profiles;
   if (const auto by_class = profile::time_by_class_table(profiles); !by_class.empty()) {

@@ -24,7 +24,7 @@ namespace ampbench::report {
 
 // report.json's shape. Any change to it (a field or an enum value added, removed, renamed or given another
 // meaning) raises the version, and docs/report.schema.json follows; docs/reports.md lists the versions.
-constexpr int kSchemaVersion = 12;
+constexpr int kSchemaVersion = 13;
 
 struct StepPercentiles {
   double p50 = 0, p90 = 0, p99 = 0;
@@ -86,11 +86,19 @@ struct ModeSummary {
   std::optional<double> mfu;                          // achieved / peak
   std::optional<double> speedup_vs_fp32;              // median trial throughput / fp32's
   std::optional<measure::Interval> speedup_interval;  // 95 % bootstrap over trials (>= 2 per mode; not fp32)
-  // The fp8 modes, where bf16 ran too: what float8 adds to bf16, the mode it is built on.
+  // The fp8 and pure bf16 modes, where bf16 ran too: against mixed bf16, the mode fp8 is built on and the
+  // one pure bf16 is the alternative to.
   std::optional<double> speedup_vs_bf16;
   std::optional<measure::Interval> speedup_vs_bf16_interval;
   std::optional<double> memory_ratio_vs_fp32;
   std::optional<double> activation_ratio_vs_fp32;
+  // Static memory (weights, gradients, optimizer state, as the allocator held it) over fp32's and bf16's.
+  std::optional<double> static_ratio_vs_fp32;
+  std::optional<double> static_ratio_vs_bf16;
+  // The pure bf16 modes: of the audited steps' weight updates, the share rounded away, and the share of
+  // their magnitude the stored weights did not take (train::UpdateAudit).
+  std::optional<double> lost_update_share;
+  std::optional<double> lost_update_mass;
   std::optional<double> val_loss_delta_vs_fp32;
   FidelitySummary fidelity;
   // fp32's seed-to-seed standard deviation of the final val loss (two or more seeds): the noise floor

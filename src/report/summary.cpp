@@ -91,15 +91,31 @@ std::vector<ModeTrials> finished_trials_by_mode(const std::vector<TrialRecord>& 
   return modes;
 }
 
-// An fp8 mode against bf16, which it is bf16 plus float8 linear layers of: the same ratio of medians and
-// bootstrap interval as against fp32.
+std::optional<double> ratio(std::optional<int64_t> a, std::optional<int64_t> b) {
+  if (!a || !b || *b <= 0) return std::nullopt;
+  return double(*a) / double(*b);
+}
+
+// An fp8 mode against bf16, which it is bf16 plus float8 linear layers of, and a pure bf16 mode against the
+// mixed bf16 it replaces: the same ratio of medians and bootstrap interval as against fp32, and for the pure
+// modes the static memory too.
 void compare_with_bf16(const ModeTrials& m, const std::vector<ModeTrials>& modes, ModeSummary& s) {
   const auto bf16 = std::find_if(modes.begin(), modes.end(),
                                  [](const ModeTrials& t) { return t.mode == amp::PrecisionMode::bf16; });
-  if (!amp::float8_recipe(m.mode) || bf16 == modes.end()) return;
+  if (!(amp::float8_recipe(m.mode) || amp::is_pure_bf16(m.mode)) || bf16 == modes.end()) return;
   const double bf16_rate = *measure::median(bf16->throughputs);
   if (bf16_rate > 0) s.speedup_vs_bf16 = *measure::median(m.throughputs) / bf16_rate;
   s.speedup_vs_bf16_interval = measure::bootstrap_ratio_of_medians(m.throughputs, bf16->throughputs);
+  if (amp::is_pure_bf16(m.mode))
+    s.static_ratio_vs_bf16 = ratio(s.static_bytes, summarize_mode(*bf16).static_bytes);
+}
+
+void summarize_audit(const train::ExperimentResult& measured, ModeSummary& s) {
+  for (const auto& audit : measured.update_audits) {
+    if (audit.mode != s.mode) continue;
+    s.lost_update_share = audit.lost_share();
+    s.lost_update_mass = audit.lost_mass();
+  }
 }
 
 }  // namespace
@@ -129,12 +145,13 @@ std::vector<ModeSummary> summarize(const RunContext& context, const train::Exper
         s.speedup_interval = measure::bootstrap_ratio_of_medians(m.throughputs, baseline->throughputs);
       }
       if (base.peak_bytes > 0) s.memory_ratio_vs_fp32 = double(s.peak_bytes) / double(base.peak_bytes);
-      if (s.activation_bytes && base.activation_bytes && *base.activation_bytes > 0)
-        s.activation_ratio_vs_fp32 = double(*s.activation_bytes) / double(*base.activation_bytes);
+      s.activation_ratio_vs_fp32 = ratio(s.activation_bytes, base.activation_bytes);
+      s.static_ratio_vs_fp32 = ratio(s.static_bytes, base.static_bytes);
       s.val_loss_delta_vs_fp32 = s.val_loss - base.val_loss;
       s.fidelity_noise_floor = fidelity_noise_floor(measured);
     }
     compare_with_bf16(m, modes, s);
+    summarize_audit(measured, s);
     s.fidelity = summarize_fidelity(m.mode, measured, context.fidelity_tolerance);
     if (auto cosine = measured.grad_cosine_vs_fp32.find(m.mode); cosine != measured.grad_cosine_vs_fp32.end())
       s.grad_cosine_vs_fp32 = cosine->second;

@@ -4,6 +4,7 @@
 
 #include "amp/autocast_scope.h"
 #include "amp/float8_linear.h"
+#include "amp/weight_format.h"
 #include "train/classification_loss.h"
 
 namespace ampbench::train {
@@ -20,8 +21,8 @@ Evaluation evaluate(models::Network& model, amp::PrecisionMode mode, const data:
   const int64_t predictions = dataset.val_labels.numel();  // samples, or tokens for a language model
   for (int64_t begin = 0; begin < n; begin += batch) {
     const int64_t count = std::min(batch, n - begin);
-    auto inputs =
-        dataset.val_inputs.narrow(0, begin, count).to(device, true).contiguous(options.memory_format());
+    auto inputs = amp::cast_inputs(dataset.val_inputs.narrow(0, begin, count).to(device, true), mode)
+                      .contiguous(options.memory_format());
     auto labels = dataset.val_labels.narrow(0, begin, count).to(device, true);
     torch::Tensor logits;
     {

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "amp/math_settings.h"
+#include "amp/weight_format.h"
 #include "config/resolve.h"
 #include "measure/cpu_features.h"
 #include "measure/device.h"
@@ -109,11 +110,18 @@ std::vector<amp::PrecisionMode> Experiment::runnable_modes() const {
   return runnable;
 }
 
-std::shared_ptr<models::Network> Experiment::fresh_model(const ModelState& initial) const {
+std::shared_ptr<models::Network> Experiment::fp32_model(const ModelState& initial) const {
   auto model = config_.model.spec->build();
   initial.restore_into(*model);
   model->to(device_);
   if (config_.train.channels_last) to_channels_last(*model);
+  return model;
+}
+
+std::shared_ptr<models::Network> Experiment::fresh_model(const ModelState& initial,
+                                                         amp::PrecisionMode mode) const {
+  auto model = fp32_model(initial);
+  amp::cast_to_weight_dtype(*model, mode);
   return model;
 }
 
@@ -133,7 +141,7 @@ void Experiment::measure_first_gradients(ExperimentResult& result) const {
   auto gradient_in = [&](amp::PrecisionMode mode) -> std::optional<torch::Tensor> {
     amp::MathSettingsScope math(amp::settings_for(mode, device_.type(), config_.train.cudnn_benchmark));
     try {
-      return first_batch_gradient(mode, *fresh_model(initial_), trainer_.options(), dataset_, device_);
+      return first_batch_gradient(mode, *fresh_model(initial_, mode), trainer_.options(), dataset_, device_);
     } catch (const c10::Error& e) {
       // Out of memory or another error: the mode's trials will meet it again and be marked for it; the
       // run goes on without this cosine rather than ending before any trial.
@@ -208,16 +216,19 @@ void Experiment::train_into(TrialRecord& record, const ModelState& initial, cons
     // back in the allocator.
     try {
       probe_->begin();
-      auto model = fresh_model(initial);
+      auto model = fp32_model(initial);
+      // The state every mode starts from, before a pure bf16 mode rounds it.
       record.initial_weights_checksum = checksum(state_tensors(*model));
+      amp::cast_to_weight_dtype(*model, mode);
       trainer.run(mode, *model, record, probe_.get(), progress);
     } catch (const c10::Error& e) {
       mark_lost(record, e, config_.train.batch_size);
     }
   }
   record.memory = probe_->read();
-  if (!record.master_weights_fp32)
-    spdlog::warn("{}: parameters are no longer fp32 after training", amp::to_string(mode));
+  if (!record.weights_kept_dtype)
+    spdlog::warn("{}: parameters are no longer {} after training", amp::to_string(mode),
+                 c10::toString(amp::weight_dtype(mode)));
 }
 
 profile::ProfileRecord Experiment::profile_one(amp::PrecisionMode mode) const {
@@ -232,7 +243,7 @@ profile::ProfileRecord Experiment::profile_one(amp::PrecisionMode mode) const {
                          : trace_folder_ / ("trace-" + std::string(amp::to_string(mode)) + ".json");
   const auto start = std::chrono::steady_clock::now();
   try {
-    auto model = fresh_model(initial_);
+    auto model = fresh_model(initial_, mode);
     record.profile = profile_mode(mode, *model, trainer_.options(), dataset_, device_, profile, trace);
   } catch (const c10::Error& e) {
     record.failure = first_line(e.what_without_backtrace());
@@ -240,6 +251,20 @@ profile::ProfileRecord Experiment::profile_one(amp::PrecisionMode mode) const {
   }
   record.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return record;
+}
+
+UpdateAudit Experiment::audit_one(amp::PrecisionMode mode) const {
+  spdlog::info("{} lost-update audit: an untimed replay of trial 1", amp::to_string(mode));
+  amp::MathSettingsScope math(amp::settings_for(mode, device_.type(), config_.train.cudnn_benchmark));
+  try {
+    return audit_updates(mode, *fresh_model(initial_, mode), trainer_.options(), dataset_, device_);
+  } catch (const c10::Error& e) {
+    UpdateAudit failed;
+    failed.mode = mode;
+    failed.failure = first_line(e.what_without_backtrace());
+    spdlog::error("{} lost-update audit failed: {}", amp::to_string(mode), *failed.failure);
+    return failed;
+  }
 }
 
 std::vector<PlannedTrial> Experiment::plan(const std::map<amp::PrecisionMode, std::string>& skipped) const {
@@ -258,6 +283,10 @@ void Experiment::run_item(const PlannedTrial& item, const std::string& skip_reas
       return;
     case PlannedKind::fidelity:
       result.fidelity_trials.push_back(run_fidelity(item, progress));
+      return;
+    case PlannedKind::audited:
+      if (progress) progress->planned_done.fetch_add(1);
+      result.update_audits.push_back(audit_one(item.mode));
       return;
     case PlannedKind::profiled:
       if (progress) progress->planned_done.fetch_add(1);
@@ -308,7 +337,7 @@ BatchFit Experiment::fit_batch(amp::PrecisionMode mode, int64_t batch) {
   amp::MathSettingsScope math(amp::settings_for(mode, device_.type(), config_.train.cudnn_benchmark));
   probe_->begin();
   try {
-    auto model = fresh_model(initial_);
+    auto model = fresh_model(initial_, mode);
     train_first_steps(options, mode, *model, dataset_, device_);
     fit.fits = true;
   } catch (const c10::Error& e) {

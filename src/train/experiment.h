@@ -79,6 +79,8 @@ class Experiment {
   TrialRecord run_timed(const PlannedTrial& item, Progress* progress);
   // A fidelity trial: the mode trained from the seed's own initial weights and batch order.
   TrialRecord run_fidelity(const PlannedTrial& item, Progress* progress);
+  // A pure bf16 mode's lost-update audit (train/update_audit.h); an error is recorded in it.
+  UpdateAudit audit_one(amp::PrecisionMode mode) const;
   profile::ProfileRecord profile_one(amp::PrecisionMode mode) const;
   // The initial state and trainer of a fidelity seed, made when its first trial runs.
   struct SeedState {
@@ -89,7 +91,10 @@ class Experiment {
   // Trains one mode from `initial` into the record, which has its mode and trial set; any error is marked
   // on the record.
   void train_into(TrialRecord& record, const ModelState& initial, const Trainer& trainer, Progress* progress);
-  std::shared_ptr<models::Network> fresh_model(const ModelState& initial) const;
+  // The model in `initial`'s fp32 state on the device; fresh_model() then casts it to the mode's weight
+  // dtype.
+  std::shared_ptr<models::Network> fp32_model(const ModelState& initial) const;
+  std::shared_ptr<models::Network> fresh_model(const ModelState& initial, amp::PrecisionMode mode) const;
 
   torch::Device device_;
   std::optional<FaultInjection> fault_;

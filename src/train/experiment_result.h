@@ -9,6 +9,7 @@
 #include "amp/precision_mode.h"
 #include "profile/profile_record.h"
 #include "train/trial_record.h"
+#include "train/update_audit.h"
 
 namespace ampbench::train {
 
@@ -19,6 +20,7 @@ struct ExperimentResult {
   // precision.fidelity_seeds > 1: each runnable mode trained from the run's seed + 1, + 2, ... (for the
   // fidelity verdict; the run's own seed is the timed trials'), by seed, then mode.
   std::vector<TrialRecord> fidelity_trials;
+  std::vector<UpdateAudit> update_audits;        // the pure bf16 modes' lost-update audits, in order
   std::vector<profile::ProfileRecord> profiles;  // the profiled pass, per runnable mode in order
   std::map<amp::PrecisionMode, amp::ModeCaveat> mode_caveats;  // runs, but the reader should know (per mode)
   std::map<amp::PrecisionMode, double> grad_cosine_vs_fp32;    // modes whose first gradient was finite

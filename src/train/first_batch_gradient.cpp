@@ -6,6 +6,7 @@
 #include "amp/autocast_scope.h"
 #include "amp/float8_linear.h"
 #include "amp/grad_scaler.h"
+#include "amp/weight_format.h"
 #include "data/batch_order.h"
 #include "optim/optimizer.h"
 #include "train/classification_loss.h"
@@ -39,7 +40,7 @@ std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, model
   const auto& train = options.train;
   auto index = data::epoch_order(options.seed, 1, dataset.train_size()).narrow(0, 0, train.batch_size);
   if (dataset.staged) index = index.to(device);
-  auto inputs = dataset.train_inputs.index_select(0, index).to(device);
+  auto inputs = amp::cast_inputs(dataset.train_inputs.index_select(0, index).to(device), mode);
   if (train.channels_last) inputs = inputs.contiguous(at::MemoryFormat::ChannelsLast);
   auto labels = dataset.train_labels.index_select(0, index).to(device);
 

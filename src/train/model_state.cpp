@@ -55,9 +55,9 @@ int64_t buffer_elements(const torch::nn::Module& module) {
   return elements;
 }
 
-bool parameters_are_fp32(const torch::nn::Module& module) {
+bool parameters_are(const torch::nn::Module& module, c10::ScalarType dtype) {
   for (const auto& p : module.parameters()) {
-    if (p.is_floating_point() && p.scalar_type() != torch::kFloat32) return false;
+    if (p.is_floating_point() && p.scalar_type() != dtype) return false;
   }
   return true;
 }

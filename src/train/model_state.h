@@ -32,7 +32,7 @@ int64_t trainable_elements(const torch::nn::Module& module);
 int64_t frozen_elements(const torch::nn::Module& module);
 int64_t buffer_elements(const torch::nn::Module& module);
 
-// True when every floating-point parameter is fp32 (the master weights were never cast down).
-bool parameters_are_fp32(const torch::nn::Module& module);
+// True when every floating-point parameter is of `dtype` (fp32: the master weights were never cast down).
+bool parameters_are(const torch::nn::Module& module, c10::ScalarType dtype);
 
 }  // namespace ampbench::train

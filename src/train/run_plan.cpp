@@ -7,9 +7,10 @@
 namespace ampbench::train {
 namespace {
 
-constexpr util::EnumNames<PlannedKind, 4> kKindNames{{{PlannedKind::skipped, "skipped"},
+constexpr util::EnumNames<PlannedKind, 5> kKindNames{{{PlannedKind::skipped, "skipped"},
                                                       {PlannedKind::timed, "timed"},
                                                       {PlannedKind::fidelity, "fidelity"},
+                                                      {PlannedKind::audited, "audited"},
                                                       {PlannedKind::profiled, "profiled"}}};
 
 }  // namespace
@@ -32,6 +33,9 @@ std::vector<PlannedTrial> plan_run(const PlanInputs& in) {
   for (int64_t index = 2; index <= in.fidelity_seeds; ++index) {
     for (auto mode : runnable)
       plan.push_back({PlannedKind::fidelity, mode, index, in.seed + uint64_t(index - 1)});
+  }
+  for (auto mode : runnable) {
+    if (amp::is_pure_bf16(mode)) plan.push_back({PlannedKind::audited, mode, 1, in.seed});
   }
   if (in.profile) {
     for (auto mode : runnable) plan.push_back({PlannedKind::profiled, mode, 1, in.seed});

@@ -79,7 +79,8 @@ class TrialRun {
   bool epoch(int64_t epoch);
   // What the record says about the whole trial once it ends.
   void finish() {
-    record_.master_weights_fp32 = parameters_are_fp32(model_);
+    record_.master_weights_fp32 = parameters_are(model_, torch::kFloat32);
+    record_.weights_kept_dtype = parameters_are(model_, amp::weight_dtype(mode_));
     record_.data_order_checksum = checksum(orders_);
   }
 

@@ -1,6 +1,7 @@
 #include "train/training_step.h"
 
 #include "amp/autocast_scope.h"
+#include "amp/weight_format.h"
 #include "optim/grad_clipping.h"
 #include "train/classification_loss.h"
 
@@ -29,7 +30,9 @@ TrainingStep::TrainingStep(const TrainerOptions& options, amp::PrecisionMode mod
       dataset_(dataset),
       device_(device),
       steps_(dataset.train_size() / options.train.batch_size),
-      optimizer_(optim::make_optimizer(options.train.optimizer, model.parameters())) {
+      optimizer_(optim::make_optimizer(
+          options.train.optimizer, model.parameters(),
+          optim::RoundingOptions().rounding(amp::weight_rounding(mode)).seed(options.seed))) {
   if (amp::needs_grad_scaler(mode)) scaler_.emplace(options.grad_scaler, device);
 }
 
@@ -42,7 +45,7 @@ torch::Tensor TrainingStep::loss(const torch::Tensor& order, int64_t step) {
                                 : host_batch(dataset_.train_inputs, index, device_);
   auto labels = dataset_.staged ? dataset_.train_labels.index_select(0, index)
                                 : host_batch(dataset_.train_labels, index, device_);
-  inputs = inputs.contiguous(options_.memory_format());
+  inputs = amp::cast_inputs(inputs, mode_).contiguous(options_.memory_format());
   amp::AutocastScope autocast(device_.type(), amp::autocast_dtype(mode_));
   amp::Float8Scope float8(amp::float8_settings(mode_, float8_scale_factor_), &float8_layers_);
   return classification_loss(model_.forward(inputs), labels);

@@ -41,6 +41,8 @@ class TrainingStep {
   void backward(const torch::Tensor& loss);
   bool step_on_boundary(int64_t step);
   void zero_grad() { optimizer_->zero_grad(); }
+  // The next optimizer step counts what rounding did to its bf16 weights (an untimed audit's step only).
+  void count_next_update(optim::UpdateCount& count) { optimizer_->count_next_step(count); }
   // fp16's GradScaler; nullptr in the other modes.
   const amp::GradScaler* scaler() const { return scaler_ ? &*scaler_ : nullptr; }
   // The fp8 modes: what each linear layer did in float8 in the steps so far.

@@ -95,7 +95,8 @@ struct TrialRecord {
   std::optional<LossScaleTrace> loss_scale_trace;  // fp16 only
   std::optional<Float8Summary> float8;             // the fp8 modes only
   measure::MemoryReading memory;
-  bool master_weights_fp32 = true;
+  bool master_weights_fp32 = true;       // parameters fp32 after training (the pure bf16 modes have none)
+  bool weights_kept_dtype = true;        // parameters still in the mode's weight dtype after training
   std::string initial_weights_checksum;  // equal across trials: the same initial weights
   std::string data_order_checksum;       // equal across trials: the same batches in the same order
   int64_t warmup_steps_excluded = 0;

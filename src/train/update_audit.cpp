@@ -1,0 +1,73 @@
+#include "train/update_audit.h"
+
+#include <algorithm>
+
+#include "data/batch_order.h"
+#include "optim/optimizer.h"
+#include "train/training_step.h"
+
+namespace ampbench::train {
+
+std::optional<double> UpdateAudit::lost_share() const {
+  int64_t all_moved = 0, all_lost = 0;
+  for (size_t i = 0; i < moved.size(); ++i) {
+    all_moved += moved[i];
+    all_lost += lost[i];
+  }
+  if (all_moved == 0) return std::nullopt;
+  return double(all_lost) / double(all_moved);
+}
+
+std::optional<double> UpdateAudit::lost_mass() const {
+  double all_wanted = 0, all_taken = 0;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    all_wanted += wanted[i];
+    all_taken += taken[i];
+  }
+  if (all_wanted <= 0) return std::nullopt;
+  return 1 - all_taken / all_wanted;
+}
+
+std::vector<int64_t> audited_steps(int64_t total) {
+  std::vector<int64_t> steps;
+  const int64_t samples = std::min(total, kAuditedSteps);
+  for (int64_t k = 1; k <= samples; ++k) steps.push_back((k * total + samples - 1) / samples);
+  return steps;
+}
+
+UpdateAudit audit_updates(amp::PrecisionMode mode, models::Network& model, const TrainerOptions& options,
+                          const data::Dataset& dataset, const torch::Device& device) {
+  TrainingStep step(options, mode, model, dataset, device);
+  const int64_t accumulation = options.train.accumulation_steps;
+  const int64_t updates_per_epoch = (step.steps_per_epoch() + accumulation - 1) / accumulation;
+  UpdateAudit audit;
+  audit.mode = mode;
+  audit.steps = audited_steps(options.train.epochs * updates_per_epoch);
+  std::vector<optim::UpdateCount> counts;
+  for (size_t i = 0; i < audit.steps.size(); ++i) counts.push_back(optim::UpdateCount::zeros(device));
+  model.train();
+  int64_t update = 0;
+  size_t next = 0;
+  for (int64_t epoch = 1; epoch <= options.train.epochs && next < counts.size(); ++epoch) {
+    auto order = data::epoch_order(options.seed, epoch, dataset.train_size());
+    if (dataset.staged) order = order.to(device);
+    step.zero_grad();
+    for (int64_t i = 0; i < step.steps_per_epoch() && next < counts.size(); ++i) {
+      const bool boundary = (i + 1) % accumulation == 0 || i + 1 == step.steps_per_epoch();
+      if (boundary && update + 1 == audit.steps[next]) step.count_next_update(counts[next++]);
+      if (step.backward_and_step(step.loss(order, i), i)) {
+        ++update;
+        step.zero_grad();
+      }
+    }
+  }
+  for (const auto& count : counts) {
+    audit.moved.push_back(count.moved.item<int64_t>());
+    audit.lost.push_back(count.lost.item<int64_t>());
+    audit.wanted.push_back(count.wanted.item<double>());
+    audit.taken.push_back(count.taken.item<double>());
+  }
+  return audit;
+}
+
+}  // namespace ampbench::train
