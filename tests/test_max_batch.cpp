@@ -122,6 +122,27 @@ TEST_F(MaxBatchRun, FindsEachModesExactLargestBatchWithinAPlantedBudgetAndRunsIt
   EXPECT_TRUE(std::filesystem::exists(outcome.folder / "max_batch.md"));
 }
 
+// Pure bf16 holds its state and its activations in bf16: within the budget that fits fp32's batch of 37
+// it fits a larger one, found as exactly.
+TEST_F(MaxBatchRun, PureBf16FitsALargerBatchThanFp32WithinTheSameBudget) {
+  const int64_t budget = peak(PrecisionMode::fp32, 37);
+  CpuTrackingAllocator::install();
+  ampbench::max_batch::MaxBatchRequest request;
+  request.base.config = config();
+  request.base.config["precision"]["modes"] = {"fp32", "bf16-pure"};
+  request.memory_budget = budget;
+  const auto outcome = ampbench::max_batch::run_max_batch(request);
+  ASSERT_EQ(outcome.report.modes.size(), 2u);
+  EXPECT_EQ(outcome.report.modes[0].search.largest, 37);
+  const auto& pure = outcome.report.modes[1];
+  ASSERT_EQ(pure.mode, PrecisionMode::bf16_pure);
+  EXPECT_GT(pure.search.largest, 37);
+  ASSERT_FALSE(pure.search.reached_limit);
+  EXPECT_LE(peak(PrecisionMode::bf16_pure, pure.search.largest), budget);
+  EXPECT_GT(peak(PrecisionMode::bf16_pure, pure.search.largest + 1), budget);
+  EXPECT_TRUE(pure.figures && pure.figures->samples_per_second) << pure.not_measured.value_or("");
+}
+
 TEST_F(MaxBatchRun, ABudgetThatCannotHoldTheRunBeforeItTrainsIsRefusedWithNothingWritten) {
   ampbench::max_batch::MaxBatchRequest request;
   request.base.config = config();
