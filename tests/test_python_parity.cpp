@@ -59,9 +59,8 @@ class PythonParity : public ampbench::testing::TempDirTest {
     return ampbench::test_data::idx_labels(out);
   }
 
-  // Runs `config` (on the CPU) through ampbench and through scripts/peer_pytorch.py and expects the
-  // same modes, each with the same validation loss, bit for bit.
-  void expect_same_validation_losses(nlohmann::json config, size_t modes) {
+  // Runs `config` (on the CPU) through ampbench and through scripts/peer_pytorch.py: their JSON reports.
+  void run_both(nlohmann::json config, nlohmann::json& ampbench, nlohmann::json& peer) {
     config["name"] = "peer";
     config["device"] = "cpu";
     config["output"] = {{"dir", (dir_ / "runs").string()}};
@@ -73,8 +72,14 @@ class PythonParity : public ampbench::testing::TempDirTest {
     ASSERT_NO_FATAL_FAILURE(shell(test_python() + " " + source_dir() + "/scripts/peer_pytorch.py " +
                                   config_path + " --out " + (dir_ / "b.json").string() + " --ampbench " +
                                   ampbench_binary()));
-    auto ampbench = nlohmann::json::parse(read(dir_ / "a.json"));
-    auto peer = nlohmann::json::parse(read(dir_ / "b.json"));
+    ampbench = nlohmann::json::parse(read(dir_ / "a.json"));
+    peer = nlohmann::json::parse(read(dir_ / "b.json"));
+  }
+
+  // run_both(), expecting the same modes, each with the same validation loss, bit for bit.
+  void expect_same_validation_losses(const nlohmann::json& config, size_t modes) {
+    nlohmann::json ampbench, peer;
+    ASSERT_NO_FATAL_FAILURE(run_both(config, ampbench, peer));
     ASSERT_EQ(peer["summary"].size(), modes);
     ASSERT_EQ(ampbench["summary"].size(), modes);
     for (size_t i = 0; i < modes; ++i) {
@@ -279,23 +284,13 @@ TEST_F(PythonParity, PureBf16MatchesTheSameLoopInPythonStepForStep) {
       {{"synthetic", {{"train_samples", 16}, {"val_samples", 32}, {"shape", {12}}, {"classes", 4}}}},
       {{"synthetic_tokens", {{"train_samples", 16}, {"val_samples", 16}, {"context", 8}, {"vocab", 32}}}}};
   for (int i = 0; i < 2; ++i) {
-    nlohmann::json config = {{"name", "peer"},
-                             {"device", "cpu"},
-                             {"model", models[i]},
-                             {"data", data[i]},
-                             {"train", train},
-                             {"precision", {{"modes", {"bf16-pure"}}}},
-                             {"output", {{"dir", (dir_ / "runs").string()}}}};
+    const nlohmann::json config = {
+        {"model", models[i]}, {"data", data[i]}, {"train", train}, {"precision", {{"modes", {"bf16-pure"}}}}};
     SCOPED_TRACE(config.dump());
-    std::ofstream(dir_ / "config.json") << config.dump();
-    const auto config_path = (dir_ / "config.json").string();
-    ASSERT_NO_FATAL_FAILURE(shell(ampbench_binary() + " --config " + config_path + " -q --export-json " +
-                                  (dir_ / "a.json").string()));
-    ASSERT_NO_FATAL_FAILURE(shell(test_python() + " " + source_dir() + "/scripts/peer_pytorch.py " +
-                                  config_path + " --out " + (dir_ / "b.json").string() + " --ampbench " +
-                                  ampbench_binary()));
-    const auto ours = nlohmann::json::parse(read(dir_ / "a.json"))["trials"][0]["epochs"];
-    const auto peer = nlohmann::json::parse(read(dir_ / "b.json"))["trials"][0]["epochs"];
+    nlohmann::json ampbench, python;
+    ASSERT_NO_FATAL_FAILURE(run_both(config, ampbench, python));
+    const auto& ours = ampbench["trials"][0]["epochs"];
+    const auto& peer = python["trials"][0]["epochs"];
     ASSERT_EQ(ours.size(), 8u);
     ASSERT_EQ(peer.size(), 8u);
     for (size_t e = 0; e < 8; ++e) {
