@@ -46,3 +46,15 @@ TEST(RunPlan, ARunWhoseModesAllSkipPlansOneRecordEachAndNoWork) {
   EXPECT_EQ(plan[0].kind, PlannedKind::skipped);
   EXPECT_EQ(ampbench::train::planned_work(plan), 0);
 }
+
+TEST(RunPlan, ThePureBf16ModesAuditsComeAfterTheFidelitySeedsAndBeforeTheProfiledPasses) {
+  constexpr auto pure = PrecisionMode::bf16_pure, sr = PrecisionMode::bf16_pure_sr;
+  const auto plan = plan_run({{bf16, pure, sr}, {{sr, "no bf16"}}, 1, 2, 7, true});
+  const std::vector<PlannedTrial> expected{
+      {PlannedKind::timed, bf16, 1, 7},    {PlannedKind::timed, pure, 1, 7},
+      {PlannedKind::skipped, sr, 1, 7},    {PlannedKind::fidelity, bf16, 2, 8},
+      {PlannedKind::fidelity, pure, 2, 8}, {PlannedKind::audited, pure, 1, 7},
+      {PlannedKind::profiled, bf16, 1, 7}, {PlannedKind::profiled, pure, 1, 7}};
+  EXPECT_EQ(plan, expected);  // a skipped pure mode has no audit; mixed bf16 has none
+  EXPECT_EQ(ampbench::train::planned_work(plan), 7);
+}
