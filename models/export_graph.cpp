@@ -5,6 +5,7 @@
 #include "amp/autocast_scope.h"
 #include "amp/float8_linear.h"
 #include "models/export_enums.h"
+#include "numerics/node_scope.h"
 #include "util/input_error.h"
 
 namespace ampbench::models {
@@ -344,7 +345,10 @@ void ExportGraph::run(std::vector<c10::IValue>& values, const RunState& state) c
   for (const auto& node : nodes_) {
     stack.clear();
     for (const auto& argument : node.arguments) stack.push_back(value_of(argument, values, state));
-    run_node(node, stack, state);
+    {
+      const numerics::NodeScope scope(node.name, node.module_path);  // names the node to an observer
+      run_node(node, stack, state);
+    }
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       const auto& out = node.outputs[i];
       if (out.elements) {

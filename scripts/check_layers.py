@@ -12,7 +12,7 @@ import pathlib
 import re
 import sys
 
-LAYERS = [["util"], ["measure"], ["optim"], ["amp"], ["profile"], ["data"], ["models"], ["config"], ["train"],
+LAYERS = [["util"], ["measure"], ["optim"], ["amp"], ["profile", "numerics"], ["data"], ["models"], ["config"], ["train"],
           ["report"], ["run", "compare"], ["sweep", "max_batch"], ["app"], ["cli"]]
 RANK = {name: rank for rank, rooms in enumerate(LAYERS) for name in rooms}
 SHOWN = " <- ".join(" | ".join(rooms) for rooms in LAYERS)

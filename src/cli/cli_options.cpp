@@ -33,7 +33,7 @@ namespace {
 void add_debug_options(CLI::App& app, CliOptions& options) {
   app.add_option("--inject-fault", options.inject_fault,
                  "testing: plant a fault, KIND:MODE:STEP[:TRIAL] with KIND "
-                 "nan|oom|error|sigint|sigterm|sighup|sigquit|sigstop|slow|fp8scale "
+                 "nan|flaky|overflow|nangrad|oom|error|sigint|sigterm|sighup|sigquit|sigstop|slow|fp8scale "
                  "(e.g. nan:bf16:5)")
       ->group("Debug")
       ->check(CLI::Validator(

@@ -1,6 +1,7 @@
 #include "report/json_report.h"
 
 #include "profile/profile_json.h"
+#include "report/divergence_report.h"
 
 namespace ampbench::report {
 namespace {
@@ -124,6 +125,7 @@ nlohmann::json trial_json(const TrialRecord& t) {
           {"memory", memory_json(t)},
           {"loss_scale", loss_scale_json(t.loss_scale_trace)},
           {"float8", float8_json(t.float8)},
+          {"divergence", divergence_json(t.divergence)},
           {"epochs", epochs}};
 }
 

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "profile/profile_tables.h"
+#include "report/divergence_report.h"
 #include "report/float8_table.h"
 #include "report/pure_bf16_table.h"
 #include "report/summary_table.h"
@@ -42,6 +43,11 @@ std::string to_markdown(const RunReport& report) {
         << util::render_markdown_table(profile::top_ops_table(profiles, profile::kTopOpsShown)) << "\n"
         << util::render_markdown_table(profile::precision_audit_table(profiles)) << "\n"
         << profile::profile_footnote(profiles) << ".\n";
+  }
+  if (const auto lines = divergence_lines(report.measured.trials, report.measured.fidelity_trials);
+      !lines.empty()) {
+    out << "\n**Where the numbers went wrong**\n\n";
+    for (const auto& line : lines) out << "- " << line << "\n";
   }
   if (!report.gates.empty()) {
     out << "\n**Gates**\n\n";

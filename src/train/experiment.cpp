@@ -12,6 +12,7 @@
 #include "measure/device.h"
 #include "measure/gpu_info.h"
 #include "measure/memory_budget.h"
+#include "train/divergence_replay.h"
 #include "train/first_batch_gradient.h"
 #include "train/out_of_memory.h"
 #include "train/profiled_pass.h"
@@ -226,9 +227,27 @@ void Experiment::train_into(TrialRecord& record, const ModelState& initial, cons
     }
   }
   record.memory = probe_->read();
+  diagnose(record, initial, trainer);
   if (!record.weights_kept_dtype)
     spdlog::warn("{}: parameters are no longer {} after training", amp::to_string(mode),
                  c10::toString(amp::weight_dtype(mode)));
+}
+
+void Experiment::diagnose(TrialRecord& record, const ModelState& initial, const Trainer& trainer) const {
+  const auto& options = trainer.options();
+  const auto target = divergence_target(record, dataset_.train_size() / options.train.batch_size,
+                                        options.train.accumulation_steps);
+  if (!target) return;
+  const auto mode = record.mode;
+  spdlog::info("{} trial {}: {}; replaying it to find the first op that made inf or NaN",
+               amp::to_string(mode), record.trial, target->trigger);
+  amp::MathSettingsScope math(amp::settings_for(mode, device_.type(), config_.train.cudnn_benchmark));
+  ReplaySetup setup{mode,   &options,    &dataset_, device_, [&] { return fresh_model(initial, mode); },
+                    fault_, record.trial};
+  record.divergence = diagnose_divergence(*target, setup);
+  if (record.divergence->failure)
+    spdlog::error("{} trial {}: the divergence replay failed: {}", amp::to_string(mode), record.trial,
+                  *record.divergence->failure);
 }
 
 profile::ProfileRecord Experiment::profile_one(amp::PrecisionMode mode) const {

@@ -91,6 +91,9 @@ class Experiment {
   // Trains one mode from `initial` into the record, which has its mode and trial set; any error is marked
   // on the record.
   void train_into(TrialRecord& record, const ModelState& initial, const Trainer& trainer, Progress* progress);
+  // A trial that diverged (or, in fp16, skipped many steps in a row): its replay's diagnosis into the record
+  // (train/divergence_replay.h), after its memory was read.
+  void diagnose(TrialRecord& record, const ModelState& initial, const Trainer& trainer) const;
   // The model in `initial`'s fp32 state on the device; fresh_model() then casts it to the mode's weight
   // dtype.
   std::shared_ptr<models::Network> fp32_model(const ModelState& initial) const;

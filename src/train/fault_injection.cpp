@@ -26,6 +26,12 @@ std::optional<FaultInjection> parse_fault_injection(std::string_view spec) {
   auto kind = spec.substr(0, first);
   if (kind == "nan") {
     fault.kind = FaultInjection::Kind::nan;
+  } else if (kind == "flaky") {
+    fault.kind = FaultInjection::Kind::flaky_nan;
+  } else if (kind == "overflow") {
+    fault.kind = FaultInjection::Kind::overflow;
+  } else if (kind == "nangrad") {
+    fault.kind = FaultInjection::Kind::nan_gradient;
   } else if (kind == "oom") {
     fault.kind = FaultInjection::Kind::oom;
   } else if (kind == "error") {
@@ -51,6 +57,19 @@ std::optional<FaultInjection> parse_fault_injection(std::string_view spec) {
   if (third != std::string_view::npos && !parse_positive(spec.substr(third + 1), fault.trial))
     return std::nullopt;
   return fault;
+}
+
+bool fires_at(const FaultInjection& fault, amp::PrecisionMode mode, int64_t trial, int64_t global_step) {
+  using Kind = FaultInjection::Kind;
+  const bool from_then_on = fault.kind == Kind::slow || fault.kind == Kind::fp8_scale;
+  const bool at_step = from_then_on ? global_step >= fault.step : global_step == fault.step;
+  return at_step && fault.mode == mode && (fault.trial == 0 || fault.trial == trial);
+}
+
+bool replayed(const FaultInjection& fault) {
+  using Kind = FaultInjection::Kind;
+  return fault.kind == Kind::nan || fault.kind == Kind::overflow || fault.kind == Kind::nan_gradient ||
+         fault.kind == Kind::fp8_scale;
 }
 
 std::optional<std::string> why_fault_misses(const FaultInjection& fault,

@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
-#include <limits>
 #include <memory>
 #include <thread>
 
@@ -19,17 +18,18 @@
 #include "train/loss_scale_recorder.h"
 #include "train/model_state.h"
 #include "train/per_step_buffer.h"
+#include "train/planted_faults.h"
 #include "train/stop_request.h"
 #include "train/training_step.h"
 
 namespace ampbench::train {
 namespace {
 
-// Plants the fault that a test asked for at this step.
-torch::Tensor inject(const FaultInjection& fault, const torch::Tensor& loss, int64_t step) {
+// Plants the fault that a test asked for at this step: those that stop or slow a trial here, the numeric
+// ones through planted_faults.h.
+torch::Tensor inject(const FaultInjection& fault, const torch::Tensor& loss, int64_t step,
+                     models::Network& model) {
   switch (fault.kind) {
-    case FaultInjection::Kind::nan:
-      return loss * std::numeric_limits<double>::quiet_NaN();
     case FaultInjection::Kind::oom:
       TORCH_CHECK_WITH(OutOfMemoryError, false, "injected out-of-memory error at step ", step);
     case FaultInjection::Kind::error:
@@ -43,8 +43,8 @@ torch::Tensor inject(const FaultInjection& fault, const torch::Tensor& loss, int
     case FaultInjection::Kind::slow:
       std::this_thread::sleep_for(std::chrono::duration<double>(kSlowStepSeconds));
       break;
-    case FaultInjection::Kind::fp8_scale:  // planted before the step's forward, in train_step
-      break;
+    default:
+      return plant_in_loss(fault, loss, model);
   }
   return loss;
 }
@@ -97,10 +97,7 @@ class TrialRun {
   TimedSteps timed(int64_t epoch, const torch::Tensor& order, int64_t begin);
   void train_step(int64_t epoch, const torch::Tensor& order, int64_t step);
   bool fault_fires_at(int64_t global_step) const {
-    const bool from_then_on = fault_ && (fault_->kind == FaultInjection::Kind::slow ||
-                                         fault_->kind == FaultInjection::Kind::fp8_scale);
-    const bool at_step = fault_ && (from_then_on ? global_step >= fault_->step : global_step == fault_->step);
-    return at_step && fault_->mode == mode_ && (fault_->trial == 0 || fault_->trial == record_.trial);
+    return fault_ && fires_at(*fault_, mode_, record_.trial, global_step);
   }
   // After the timed region: the epoch's figures into the record; false when its loss was not finite.
   bool record_epoch(int64_t epoch, int64_t first_timed_step, const TimedSteps& timed);
@@ -184,10 +181,10 @@ TrialRun::TimedSteps TrialRun::timed(int64_t epoch, const torch::Tensor& order, 
 
 void TrialRun::train_step(int64_t epoch, const torch::Tensor& order, int64_t step) {
   const int64_t global_step = (epoch - 1) * steps_ + step + 1;
-  if (fault_fires_at(global_step) && fault_->kind == FaultInjection::Kind::fp8_scale)
-    step_.plant_float8_scale_factor(kPlantedScaleFactor);
+  const bool fault_fires = fault_fires_at(global_step);
+  if (fault_fires) plant_before_forward(*fault_, step_, model_);
   auto loss = step_.loss(order, step);
-  if (fault_fires_at(global_step)) loss = inject(*fault_, loss, global_step);
+  if (fault_fires) loss = inject(*fault_, loss, global_step, model_);
   losses_.write(step, loss);
   const bool stepped = step_.backward_and_step(loss, step);
   if (progress_) progress_->step.store(step + 1, std::memory_order_relaxed);
@@ -265,6 +262,7 @@ void TrialRun::mark_diverged(int64_t epoch, int64_t step) {
 // The training losses stayed finite but the model they left gives a NaN or inf validation loss.
 void TrialRun::mark_diverged_in_validation(int64_t epoch, double val_loss) {
   record_.status = TrialStatus::diverged;
+  record_.diverged_in_validation = true;
   record_.stopped_at_step = epoch * steps_;
   record_.detail = "the validation loss after epoch " + std::to_string(epoch) + " was " +
                    (std::isnan(val_loss) ? "NaN" : "inf") + " (epoch " + std::to_string(epoch) +

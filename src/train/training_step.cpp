@@ -2,6 +2,7 @@
 
 #include "amp/autocast_scope.h"
 #include "amp/weight_format.h"
+#include "numerics/phase.h"
 #include "optim/grad_clipping.h"
 #include "train/classification_loss.h"
 
@@ -48,13 +49,17 @@ torch::Tensor TrainingStep::loss(const torch::Tensor& order, int64_t step) {
   inputs = amp::cast_inputs(inputs, mode_).contiguous(options_.memory_format());
   amp::AutocastScope autocast(device_.type(), amp::autocast_dtype(mode_));
   amp::Float8Scope float8(amp::float8_settings(mode_, float8_scale_factor_), &float8_layers_);
-  return classification_loss(model_.forward(inputs), labels);
+  numerics::mark_phase(numerics::Phase::forward);
+  auto logits = model_.forward(inputs);
+  numerics::mark_phase(numerics::Phase::loss);
+  return classification_loss(logits, labels);
 }
 
 void TrainingStep::backward(const torch::Tensor& loss) {
   const int64_t accumulation = options_.train.accumulation_steps;
   // Without accumulation, dividing by 1 would cost a kernel forward and one backward for nothing.
   auto scaled = accumulation > 1 ? loss / static_cast<double>(accumulation) : loss;
+  numerics::mark_phase(numerics::Phase::backward);
   (scaler_ ? scaler_->scale(scaled) : scaled).backward();
 }
 
@@ -67,14 +72,17 @@ bool TrainingStep::step_on_boundary(int64_t step) {
 void TrainingStep::optimizer_step() {
   const auto& clip = options_.train.clip_grad_norm;
   if (!scaler_) {
+    numerics::mark_phase(numerics::Phase::optimizer);
     if (clip) optim::clip_grad_norm_(optimizer_->grads(), *clip);
     optimizer_->step();
     return;
   }
-  if (clip) {
-    scaler_->unscale_(*optimizer_);
-    optim::clip_grad_norm_(optimizer_->grads(), *clip);
-  }
+  // Unscaled apart from the step (which would otherwise unscale itself), so that a replay under the
+  // observer can tell the two phases apart; the work is the same.
+  numerics::mark_phase(numerics::Phase::unscale);
+  scaler_->unscale_(*optimizer_);
+  numerics::mark_phase(numerics::Phase::optimizer);
+  if (clip) optim::clip_grad_norm_(optimizer_->grads(), *clip);
   scaler_->step(*optimizer_);
   scaler_->update();
 }

@@ -10,6 +10,7 @@
 #include "amp/precision_mode.h"
 #include "measure/cpu_usage.h"
 #include "measure/memory_probe.h"
+#include "train/divergence.h"
 
 namespace ampbench::train {
 
@@ -90,10 +91,13 @@ struct TrialRecord {
   // diverged: the first step whose training loss was not finite, or the last step of the epoch whose
   // validation loss was not
   std::optional<int64_t> stopped_at_step;
-  std::optional<std::string> detail;  // why a trial that is not ok stopped, or did not start
+  bool diverged_in_validation = false;  // the validation loss, not a training loss, was not finite
+  std::optional<std::string> detail;    // why a trial that is not ok stopped, or did not start
   std::vector<EpochRecord> epochs;
   std::optional<LossScaleTrace> loss_scale_trace;  // fp16 only
   std::optional<Float8Summary> float8;             // the fp8 modes only
+  // A diverged trial, or fp16 skipping more than a few steps in a row: where the numbers went wrong.
+  std::optional<DivergenceDiagnosis> divergence;
   measure::MemoryReading memory;
   bool master_weights_fp32 = true;       // parameters fp32 after training (the pure bf16 modes have none)
   bool weights_kept_dtype = true;        // parameters still in the mode's weight dtype after training

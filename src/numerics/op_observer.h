@@ -1,0 +1,72 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/record_function.h>
+#include <torch/torch.h>
+
+#include "numerics/phase.h"
+
+namespace ampbench::numerics {
+
+struct TensorFacts {
+  std::string dtype;  // "fp16", "bf16", "fp32", ... (c10's name for the others)
+  std::vector<int64_t> shape;
+};
+
+// Where in the model an op ran.
+struct OpSite {
+  // A reference model's module path ("layers.2") or an exported node's module (its nn_module_stack);
+  // "" when no module is known (the loss, the optimizer, an op before the first layer).
+  std::string module;
+  // True: the op ran in `module` (it read the module's weights, or a cast or view of them, or it is an
+  // exported node of that module). False: it has no weights of its own; `module` is the last layer that ran
+  // before it.
+  bool in_module = false;
+  std::string node;  // an exported model: the graph node the op ran in (its forward's node, in backward)
+};
+
+// The first op whose output held inf or NaN.
+struct NonFiniteOp {
+  Phase phase = Phase::forward;
+  std::string op;                            // "aten::addmm"
+  std::string backward_node;                 // in backward: the autograd node it ran in ("AddmmBackward0")
+  std::vector<TensorFacts> inputs, outputs;  // its tensor arguments and results
+  bool made_inf = false, made_nan = false;
+  std::optional<double> largest_input;  // the largest finite magnitude among its floating inputs
+  // The largest finite value of the dtype it produced the non-finite values in (fp16: 65504).
+  std::optional<double> format_max;
+  OpSite site;
+};
+
+// Watches every op on every thread (LibTorch's RecordFunction, forward and backward) from construction to
+// destruction and keeps the first that made inf or NaN: an output holds them (for an op that returns
+// nothing, an argument it wrote: the fused optimizer and unscale kernels) though every floating input was
+// finite. An op that carries non-finite inputs along did not make them, nor one handed an infinite number
+// (an attention mask's masked_fill with -inf), nor one that allocates without writing (empty). The checks
+// read every output back to the host: an observer belongs in an untimed replay, never in a timed trial.
+// `parameters`, named as the model names them ("layers.2.weight"), tell which module an op's weights belong
+// to. One observer at a time.
+class NonFiniteObserver {
+ public:
+  explicit NonFiniteObserver(const std::vector<std::pair<std::string, torch::Tensor>>& parameters);
+  ~NonFiniteObserver();
+  NonFiniteObserver(const NonFiniteObserver&) = delete;
+  NonFiniteObserver& operator=(const NonFiniteObserver&) = delete;
+
+  std::optional<NonFiniteOp> first() const;
+
+ private:
+  at::CallbackHandle handle_ = 0;
+};
+
+// The largest finite value of a floating dtype; empty for the others.
+std::optional<double> largest_finite(c10::ScalarType dtype);
+// "fp16", "bf16", "fp32", "fp64", or c10's name.
+std::string dtype_name(c10::ScalarType dtype);
+
+}  // namespace ampbench::numerics
