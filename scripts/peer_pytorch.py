@@ -377,6 +377,14 @@ class StepMarks:
         return [a.elapsed_time(b) / 1000 for a, b in pairs] if self.cuda else [b - a for a, b in pairs]
 
 
+def fused_sgd_updates_bf16(device):
+    # As ampbench's check step: from zero, a gradient of ones must move every element, vector blocks and tail.
+    weight = torch.zeros(131, dtype=torch.bfloat16, device=device, requires_grad=True)
+    weight.grad = torch.ones_like(weight)
+    torch.optim.SGD([weight], lr=0.05, momentum=0.9, fused=True).step()
+    return bool((weight != 0).all())
+
+
 def train_mode(cfg, mode, data, shape, classes, device, module=None):
     train, precision = cfg["train"], cfg["precision"]
     x_train, y_train, x_val, y_val = data
@@ -401,6 +409,10 @@ def train_mode(cfg, mode, data, shape, classes, device, module=None):
     model.to(weights)
     o = train["optimizer"]
     fused = {"fused": True}
+    if o["type"] == "sgd" and weights == torch.bfloat16 and not fused_sgd_updates_bf16(device):
+        print("peer: torch.optim.SGD(fused=True) left bf16 weights unchanged in a check step "
+              "(pytorch/pytorch#191763); using foreach=True", file=sys.stderr)
+        fused = {"foreach": True}
     if o["type"] == "sgd":
         optimizer = torch.optim.SGD(model.parameters(), lr=o["lr"], momentum=o["momentum"],
                                     weight_decay=o["weight_decay"], **fused)

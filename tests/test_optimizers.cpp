@@ -218,3 +218,39 @@ TEST(Optimizers, ZeroGradLeavesNoReferenceToTheGradients) {
   EXPECT_FALSE(params[0].grad().defined());
   EXPECT_EQ(gradient.use_count(), 1);  // only this test's handle is left
 }
+
+namespace {
+
+// One step of `Fused` on bf16 weights against the same optimizer on fp32 copies of them, at sizes on both
+// sides of every SIMD width: each bf16 weight must land within an ulp of the fp32 result, which moved every
+// element by far more than an ulp (a kernel that skips any block of elements fails).
+template <typename Fused, typename Options>
+void expect_bf16_step_follows_fp32(const Options& options) {
+  for (const int64_t size : {1, 7, 8, 9, 16, 31, 32, 33, 64, 65, 300}) {
+    torch::manual_seed(size);
+    auto bf16 = (0.1 * torch::randn({size})).to(torch::kBFloat16).requires_grad_(true);
+    auto fp32 = bf16.detach().to(torch::kFloat32).requires_grad_(true);
+    const auto gradient = torch::randn({size}).to(torch::kBFloat16);
+    bf16.mutable_grad() = gradient.clone();
+    fp32.mutable_grad() = gradient.to(torch::kFloat32);
+    Fused on_bf16({bf16}, options);
+    Fused on_fp32({fp32}, options);
+    on_bf16.step();
+    on_fp32.step();
+    const auto expected = fp32.detach();
+    const auto ulp = torch::pow(2.0, torch::floor(torch::log2(expected.abs())) - 7);
+    const auto off = (bf16.detach().to(torch::kFloat32) - expected).abs();
+    EXPECT_TRUE(off.le(ulp).all().item<bool>())
+        << size << " elements: off by up to " << off.max().item<double>();
+  }
+}
+
+}  // namespace
+
+TEST(Optimizers, FusedSgdMovesEveryBf16WeightAsItsFp32StepDoes) {
+  expect_bf16_step_follows_fp32<ampbench::optim::FusedSgd>(kSgd);
+}
+
+TEST(Optimizers, FusedAdamWMovesEveryBf16WeightAsItsFp32StepDoes) {
+  expect_bf16_step_follows_fp32<ampbench::optim::FusedAdamW>(kAdamW);
+}

@@ -271,21 +271,24 @@ TEST_F(PythonParity, ThePythonPeerReadsTheSameDataFiles) {
 }
 
 TEST_F(PythonParity, PureBf16MatchesTheSameLoopInPythonStepForStep) {
-  // model.to(torch.bfloat16) and AdamW(fused=True) on the bf16 parameters in Python. One step an epoch, so
-  // each epoch's training loss is one step's loss: the two must agree at every step, and after it.
-  const nlohmann::json train = {{"epochs", 8},
-                                {"batch_size", 16},
-                                {"warmup_steps", 0},
-                                {"optimizer", {{"type", "adamw"}, {"lr", 3e-3}}}};
+  // model.to(torch.bfloat16) and AdamW or SGD on the bf16 parameters in Python (fused=True, or foreach=True
+  // where the fused SGD kernel skips bf16 weights). One step an epoch, so each epoch's training loss is one
+  // step's loss: the two must agree at every step, and after it; a step that left the weights unchanged
+  // would drift apart.
+  const nlohmann::json optimizers[] = {{{"type", "adamw"}, {"lr", 3e-3}}, {{"type", "sgd"}, {"lr", 0.05}}};
   const nlohmann::json models[] = {
       {{"type", "mlp"}, {"options", {{"width", 32}, {"depth", 2}}}},
       {{"type", "gpt"}, {"options", {{"n_layer", 1}, {"n_head", 2}, {"d_model", 16}}}}};
   const nlohmann::json data[] = {
       {{"synthetic", {{"train_samples", 16}, {"val_samples", 32}, {"shape", {12}}, {"classes", 4}}}},
       {{"synthetic_tokens", {{"train_samples", 16}, {"val_samples", 16}, {"context", 8}, {"vocab", 32}}}}};
-  for (int i = 0; i < 2; ++i) {
-    const nlohmann::json config = {
-        {"model", models[i]}, {"data", data[i]}, {"train", train}, {"precision", {{"modes", {"bf16-pure"}}}}};
+  for (int i = 0; i < 4; ++i) {
+    const nlohmann::json train = {
+        {"epochs", 8}, {"batch_size", 16}, {"warmup_steps", 0}, {"optimizer", optimizers[i / 2]}};
+    const nlohmann::json config = {{"model", models[i % 2]},
+                                   {"data", data[i % 2]},
+                                   {"train", train},
+                                   {"precision", {{"modes", {"bf16-pure"}}}}};
     SCOPED_TRACE(config.dump());
     nlohmann::json ampbench, python;
     ASSERT_NO_FATAL_FAILURE(run_both(config, ampbench, python));

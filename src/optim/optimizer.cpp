@@ -1,6 +1,9 @@
 #include "optim/optimizer.h"
 
 #include <algorithm>
+#include <mutex>
+
+#include <spdlog/spdlog.h>
 
 #include "optim/bf16_rounding.h"
 
@@ -48,6 +51,32 @@ Optimizer::Optimizer(std::vector<torch::Tensor> params, WeightRounding rounding,
     generator_ = seeded_generator(params_.front().device(), seed);
 }
 
+void Optimizer::check_fused_kernel_on_bf16() {
+  const auto bf16 = std::find_if(params_.begin(), params_.end(),
+                                 [](const torch::Tensor& p) { return p.scalar_type() == torch::kBFloat16; });
+  if (bf16 == params_.end()) return;
+  torch::NoGradGuard no_grad;
+  // Longer than any SIMD register holds bf16 elements, and not a multiple of one, so both the vector blocks
+  // and the scalar tail are stepped; from zero, weight decay adds nothing and every update is representable.
+  const auto probe = torch::zeros({131}, bf16->options());
+  std::vector<std::vector<torch::Tensor>> state;
+  for (const auto& list : state_) {
+    const auto& like = list[size_t(bf16 - params_.begin())];
+    state.push_back({like.dim() == 0 ? torch::zeros({}, like.options()) : torch::zeros_like(probe)});
+  }
+  fused_step({probe}, {torch::ones_like(probe)}, state, std::nullopt);
+  fused_updates_bf16_ = probe.ne(0).all().item<bool>();
+  static std::once_flag warned;
+  if (!fused_updates_bf16_) {
+    std::call_once(warned, [&] {
+      spdlog::warn(
+          "the fused optimizer kernel of this LibTorch left bf16 weights on {} unchanged in a check step "
+          "(pytorch/pytorch#191763): bf16 weights are stepped through fp32 working copies instead",
+          probe.device().str());
+    });
+  }
+}
+
 const Optimizer::GradBatch& Optimizer::gather_grads() {
   indices_scratch_.clear();
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -78,7 +107,7 @@ void Optimizer::step(const std::optional<torch::Tensor>& found_inf) {
   torch::NoGradGuard no_grad;
   const auto& batch = gather_grads();
   if (!batch.indices.empty()) {
-    const bool per_parameter = rounding_ != WeightRounding::nearest || count_;
+    const bool per_parameter = rounding_ != WeightRounding::nearest || count_ || !fused_updates_bf16_;
     if (!per_parameter) {
       fused_step(batch.params, batch.grads, batch.state, found_inf);
     } else {
@@ -203,6 +232,7 @@ FusedSgd::FusedSgd(std::vector<torch::Tensor> params, SgdOptions options, Roundi
   // Zero-initialised buffers make the first step buf = grad, exactly PyTorch's first-step rule (no
   // dampening), and stay valid when that first step is skipped by the GradScaler.
   if (options_.momentum() != 0.0) set_state({zeros_like_each(this->params())});
+  check_fused_kernel_on_bf16();
 }
 
 void FusedSgd::fused_step(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,
@@ -221,6 +251,7 @@ FusedAdamW::FusedAdamW(std::vector<torch::Tensor> params, AdamWOptions options, 
   std::vector<torch::Tensor> steps;
   for (const auto& p : this->params()) steps.push_back(torch::zeros({}, p.options().dtype(torch::kFloat32)));
   set_state({zeros_like_each(this->params()), zeros_like_each(this->params()), std::move(steps)});
+  check_fused_kernel_on_bf16();
 }
 
 void FusedAdamW::fused_step(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,

@@ -27,9 +27,10 @@ struct UpdateCount {
 // step() takes GradScaler's found_inf tensor and skips the update on the device when it is non-zero,
 // so skipping an fp16 step needs no host sync (the same path torch.amp.GradScaler uses for fused
 // optimizers). bf16 parameters keep bf16 state and are updated by the fused kernel over all of them when
-// rounding to nearest; stochastic rounding and Kahan summation need the update's fp32 result, so there the
-// fused kernel runs a slice of a parameter at a time on fp32 working copies of it, its gradient and its
-// state, whose result is rounded into the bf16 tensors (transient memory: one slice's fp32 copies).
+// rounding to nearest (if a check step finds that the kernel updates bf16 weights at all); stochastic
+// rounding and Kahan summation need the update's fp32 result, so there the fused kernel runs a slice of a
+// parameter at a time on fp32 working copies of it, its gradient and its state, whose result is rounded into
+// the bf16 tensors (transient memory: one slice's fp32 copies).
 class Optimizer {
  public:
   Optimizer(std::vector<torch::Tensor> params, WeightRounding rounding, uint64_t seed);
@@ -50,11 +51,18 @@ class Optimizer {
   void count_next_step(UpdateCount& count) { count_ = &count; }
   // Kahan summation's compensation buffers, one per parameter (empty under other roundings).
   const std::vector<torch::Tensor>& compensation() const { return compensation_; }
+  // False when a check step found the fused kernel leaving bf16 weights unchanged (LibTorch 2.12-2.13's
+  // CPU fused SGD skips every full SIMD block of a reduced-precision tensor): bf16 weights are then
+  // stepped through fp32 working copies, whatever the rounding.
+  bool fused_kernel_updates_bf16() const { return fused_updates_bf16_; }
 
  protected:
   // Every per-parameter state list of the subclass (momentum, moments, step counters), each aligned with
   // params(); the base class gathers them for the parameters that have gradients.
   void set_state(std::vector<std::vector<torch::Tensor>> state) { state_ = std::move(state); }
+  // Steps a zero bf16 tensor by a gradient of ones through the fused kernel and records whether every
+  // element moved; each subclass calls it once its state is set, outside any timed step (it syncs).
+  void check_fused_kernel_on_bf16();
   // The subclass's fused kernel over these parameters, gradients and gathered state lists.
   virtual void fused_step(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,
                           const std::vector<std::vector<torch::Tensor>>& state,
@@ -105,6 +113,7 @@ class Optimizer {
   std::vector<size_t> indices_scratch_;
   UpdateCount* count_ = nullptr;
   int64_t slice_elements_ = kMinSliceElements;
+  bool fused_updates_bf16_ = true;
 };
 
 // SGD with momentum and L2 weight decay; the defaults are ampbench's (a config's "sgd").
