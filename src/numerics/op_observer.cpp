@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <mutex>
 #include <stdexcept>
-#include <unordered_map>
 
 #include "numerics/node_scope.h"
 
@@ -24,30 +22,12 @@ struct OpStart : at::ObserverContext {
   std::vector<ArgumentState> arguments;
   // It can make inf or NaN: it reads a floating tensor, all of them finite, and no infinite number.
   bool can_make = false;
-  OpSite site;
-  bool all_from_weights = false;  // every tensor argument is a module's weight or derived from one alone
-  std::string module_of_weights;
+  SiteTracker::Start where;
 };
 
 bool checkable(const at::Tensor& t) {
   return t.defined() && t.layout() == at::kStrided && !t.is_meta() && t.numel() > 0 &&
          (t.is_floating_point() || t.is_complex());
-}
-
-std::vector<at::Tensor> tensors_in(c10::ArrayRef<const c10::IValue> values) {
-  std::vector<at::Tensor> out;
-  for (const auto& value : values) {
-    if (value.isTensor()) {
-      out.push_back(value.toTensor());
-    } else if (value.isTensorList()) {
-      for (const at::Tensor& t : value.toTensorList()) out.push_back(t);
-    }
-  }
-  return out;
-}
-
-std::vector<at::Tensor> tensors_in(const std::vector<c10::IValue>& values) {
-  return tensors_in(c10::ArrayRef<const c10::IValue>(values.data(), values.size()));
 }
 
 // Whether the tensor is all finite, and its largest finite magnitude: one read-back.
@@ -59,6 +39,12 @@ std::pair<bool, double> finite_and_largest(const at::Tensor& t) {
   return {both[0].item<double>() != 0, both[1].item<double>()};
 }
 
+// Whether the tensor holds inf, and NaN: one read-back.
+std::pair<bool, bool> holds_inf_and_nan(const at::Tensor& t) {
+  const auto both = at::stack({at::isinf(t).any(), at::isnan(t).any()}).cpu();
+  return {both[0].item<bool>(), both[1].item<bool>()};
+}
+
 bool non_finite_number(const c10::IValue& value) {
   return value.isDouble() && !std::isfinite(value.toDouble());
 }
@@ -68,20 +54,11 @@ bool allocates_only(const at::RecordFunction& fn) {
   return std::string_view(fn.name()).find("empty") != std::string_view::npos;
 }
 
-bool is_forward(Phase phase) {
-  return phase == Phase::forward || phase == Phase::loss || phase == Phase::validation;
-}
-
 // The observer's state, shared by the callbacks (plain function pointers) through one global.
 class ObserverState {
  public:
-  explicit ObserverState(const std::vector<std::pair<std::string, torch::Tensor>>& parameters) {
-    for (const auto& [name, tensor] : parameters) {
-      const auto dot = name.rfind('.');
-      weights_[tensor.unsafeGetTensorImpl()] = dot == std::string::npos ? "" : name.substr(0, dot);
-      kept_.push_back(tensor);
-    }
-  }
+  explicit ObserverState(const std::vector<std::pair<std::string, torch::Tensor>>& parameters)
+      : sites_(parameters) {}
 
   std::unique_ptr<at::ObserverContext> start(const at::RecordFunction& fn);
   void end(const at::RecordFunction& fn, at::ObserverContext* context);
@@ -91,76 +68,45 @@ class ObserverState {
   }
 
  private:
-  OpSite site_of(const OpStart& start, Phase phase) const;
   std::optional<NonFiniteOp> check_results(const at::RecordFunction& fn, const OpStart& start) const;
-  void remember_weights(const at::RecordFunction& fn, const OpStart& start);
 
   mutable std::mutex mutex_;
   std::optional<NonFiniteOp> first_;
-  std::unordered_map<const c10::TensorImpl*, std::string> weights_;  // a weight, or a cast/view of one
-  std::vector<at::Tensor> kept_;  // keeps those tensors alive: a freed one's address could name another
-  std::unordered_map<int64_t, OpSite> forward_sites_;  // by sequence number: a backward node's forward op
-  std::string last_module_;                            // the last module whose weights a forward op read
+  SiteTracker sites_;
 };
 
 ObserverState* g_state = nullptr;
-// The autograd nodes running on this thread, innermost last: (name, sequence number).
-thread_local std::vector<std::pair<std::string, int64_t>> t_backward_nodes;
 
 std::unique_ptr<at::ObserverContext> ObserverState::start(const at::RecordFunction& fn) {
   if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
-    t_backward_nodes.emplace_back(fn.name(), fn.seqNr());
+    enter_backward_node(fn);
     return nullptr;
   }
   if (first()) return nullptr;
   auto start = std::make_unique<OpStart>();
   const auto phase = current_phase();
-  std::lock_guard lock(mutex_);
-  bool any = false, all = true;
-  for (auto& tensor : tensors_in(fn.inputs())) {
+  const auto inputs = tensors_in(fn.inputs());
+  for (const auto& tensor : inputs) {
     if (!tensor.defined()) continue;
-    const auto weight = weights_.find(tensor.unsafeGetTensorImpl());
-    any = true;
-    if (weight == weights_.end()) {
-      all = false;
-    } else if (start->module_of_weights.empty()) {
-      start->module_of_weights = weight->second;
-    }
     ArgumentState argument{tensor};
     if (checkable(tensor)) std::tie(argument.finite, argument.largest) = finite_and_largest(tensor);
     start->arguments.push_back(std::move(argument));
   }
-  start->all_from_weights = any && all;
-  const auto inputs = fn.inputs();
+  const auto numbers = fn.inputs();
   const bool reads_floating = std::any_of(start->arguments.begin(), start->arguments.end(),
                                           [](const ArgumentState& a) { return a.largest.has_value(); });
   start->can_make = reads_floating && !allocates_only(fn) &&
                     std::all_of(start->arguments.begin(), start->arguments.end(),
                                 [](const ArgumentState& a) { return a.finite; }) &&
-                    std::none_of(inputs.begin(), inputs.end(), non_finite_number);
-  start->site = site_of(*start, phase);
-  if (is_forward(phase) && fn.seqNr() >= 0) forward_sites_[fn.seqNr()] = start->site;
-  if (start->site.in_module && start->site.node.empty()) last_module_ = start->site.module;
+                    std::none_of(numbers.begin(), numbers.end(), non_finite_number);
+  std::lock_guard lock(mutex_);
+  start->where = sites_.start(inputs, phase, fn.seqNr());
   return start;
-}
-
-OpSite ObserverState::site_of(const OpStart& start, Phase phase) const {
-  if (phase == Phase::backward) {
-    if (t_backward_nodes.empty()) return {};
-    const auto found = forward_sites_.find(t_backward_nodes.back().second);
-    return found == forward_sites_.end() ? OpSite{} : found->second;
-  }
-  if (!is_forward(phase)) return {};
-  const auto node = current_node();
-  if (node.name) return {*node.module_path, true, *node.name};
-  if (!start.module_of_weights.empty()) return {start.module_of_weights, true, ""};
-  if (phase == Phase::loss) return {};
-  return {last_module_, false, ""};
 }
 
 void ObserverState::end(const at::RecordFunction& fn, at::ObserverContext* context) {
   if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
-    if (!t_backward_nodes.empty()) t_backward_nodes.pop_back();
+    leave_backward_node();
     return;
   }
   auto* start = static_cast<OpStart*>(context);
@@ -171,15 +117,7 @@ void ObserverState::end(const at::RecordFunction& fn, at::ObserverContext* conte
     if (!first_) first_ = std::move(found);
     return;
   }
-  if (start->all_from_weights && is_forward(current_phase())) remember_weights(fn, *start);
-}
-
-void ObserverState::remember_weights(const at::RecordFunction& fn, const OpStart& start) {
-  for (auto& output : tensors_in(fn.outputs())) {
-    if (!output.defined()) continue;
-    weights_[output.unsafeGetTensorImpl()] = start.module_of_weights;
-    kept_.push_back(output);
-  }
+  sites_.end(start->where, tensors_in(fn.outputs()), current_phase());
 }
 
 std::optional<NonFiniteOp> ObserverState::check_results(const at::RecordFunction& fn,
@@ -197,8 +135,7 @@ std::optional<NonFiniteOp> ObserverState::check_results(const at::RecordFunction
   std::optional<c10::ScalarType> made_in;
   for (const auto& result : results) {
     if (!checkable(result)) continue;
-    const bool inf = at::isinf(result).any().item<bool>();
-    const bool nan = at::isnan(result).any().item<bool>();
+    const auto [inf, nan] = holds_inf_and_nan(result);
     if ((inf || nan) && !made_in) made_in = result.scalar_type();
     op.made_inf = op.made_inf || inf;
     op.made_nan = op.made_nan || nan;
@@ -206,8 +143,8 @@ std::optional<NonFiniteOp> ObserverState::check_results(const at::RecordFunction
   if (!made_in) return std::nullopt;
   op.phase = current_phase();
   op.op = fn.name();
-  if (op.phase == Phase::backward && !t_backward_nodes.empty())
-    op.backward_node = t_backward_nodes.back().first;
+  const auto node = current_backward_node();
+  if (op.phase == Phase::backward && node) op.backward_node = node->first;
   for (const auto& argument : start.arguments) {
     op.inputs.push_back({dtype_name(argument.tensor.scalar_type()), argument.tensor.sizes().vec()});
     if (argument.largest && (!op.largest_input || *argument.largest > *op.largest_input))
@@ -216,7 +153,7 @@ std::optional<NonFiniteOp> ObserverState::check_results(const at::RecordFunction
   for (const auto& result : outputs)
     op.outputs.push_back({dtype_name(result.scalar_type()), result.sizes().vec()});
   op.format_max = largest_finite(*made_in);
-  op.site = start.site;
+  op.site = start.where.site;
   return op;
 }
 
@@ -236,9 +173,9 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext* context) {
 }  // namespace
 
 NonFiniteObserver::NonFiniteObserver(const std::vector<std::pair<std::string, torch::Tensor>>& parameters) {
-  if (g_state) throw std::logic_error("NonFiniteObserver: another observer is active");
+  if (observing()) throw std::logic_error("NonFiniteObserver: another observer is active");
   g_state = new ObserverState(parameters);
-  t_backward_nodes.clear();
+  clear_backward_nodes();
   set_observing(true);
   handle_ =
       at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end)
@@ -255,41 +192,5 @@ NonFiniteObserver::~NonFiniteObserver() {
 }
 
 std::optional<NonFiniteOp> NonFiniteObserver::first() const { return g_state->first(); }
-
-std::optional<double> largest_finite(c10::ScalarType dtype) {
-  switch (dtype) {
-    case at::kHalf:
-      return double(std::numeric_limits<c10::Half>::max());
-    case at::kBFloat16:
-      return double(std::numeric_limits<c10::BFloat16>::max());
-    case at::kFloat:
-    case at::kComplexFloat:
-      return double(std::numeric_limits<float>::max());
-    case at::kDouble:
-    case at::kComplexDouble:
-      return std::numeric_limits<double>::max();
-    case at::kFloat8_e4m3fn:
-      return double(std::numeric_limits<c10::Float8_e4m3fn>::max());
-    case at::kFloat8_e5m2:
-      return double(std::numeric_limits<c10::Float8_e5m2>::max());
-    default:
-      return std::nullopt;
-  }
-}
-
-std::string dtype_name(c10::ScalarType dtype) {
-  switch (dtype) {
-    case at::kHalf:
-      return "fp16";
-    case at::kBFloat16:
-      return "bf16";
-    case at::kFloat:
-      return "fp32";
-    case at::kDouble:
-      return "fp64";
-    default:
-      return c10::toString(dtype);
-  }
-}
 
 }  // namespace ampbench::numerics

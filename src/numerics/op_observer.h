@@ -9,6 +9,8 @@
 #include <ATen/record_function.h>
 #include <torch/torch.h>
 
+#include "numerics/formats.h"
+#include "numerics/op_sites.h"
 #include "numerics/phase.h"
 
 namespace ampbench::numerics {
@@ -16,18 +18,6 @@ namespace ampbench::numerics {
 struct TensorFacts {
   std::string dtype;  // "fp16", "bf16", "fp32", ... (c10's name for the others)
   std::vector<int64_t> shape;
-};
-
-// Where in the model an op ran.
-struct OpSite {
-  // A reference model's module path ("layers.2") or an exported node's module (its nn_module_stack);
-  // "" when no module is known (the loss, the optimizer, an op before the first layer).
-  std::string module;
-  // True: the op ran in `module` (it read the module's weights, or a cast or view of them, or it is an
-  // exported node of that module). False: it has no weights of its own; `module` is the last layer that ran
-  // before it.
-  bool in_module = false;
-  std::string node;  // an exported model: the graph node the op ran in (its forward's node, in backward)
 };
 
 // The first op whose output held inf or NaN.
@@ -63,10 +53,5 @@ class NonFiniteObserver {
  private:
   at::CallbackHandle handle_ = 0;
 };
-
-// The largest finite value of a floating dtype; empty for the others.
-std::optional<double> largest_finite(c10::ScalarType dtype);
-// "fp16", "bf16", "fp32", "fp64", or c10's name.
-std::string dtype_name(c10::ScalarType dtype);
 
 }  // namespace ampbench::numerics

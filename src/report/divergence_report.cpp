@@ -2,14 +2,12 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "report/json_values.h"
+
 namespace ampbench::report {
 namespace {
 
 using numerics::NonFiniteOp;
-
-nlohmann::json or_null(const std::string& text) {
-  return text.empty() ? nlohmann::json() : nlohmann::json(text);
-}
 
 std::string made(const NonFiniteOp& op) {
   return op.made_inf && op.made_nan ? "inf and NaN" : op.made_inf ? "inf" : "NaN";
@@ -21,24 +19,19 @@ nlohmann::json tensors_json(const std::vector<numerics::TensorFacts>& tensors) {
   return out;
 }
 
-template <typename T>
-nlohmann::json optional_json(const std::optional<T>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json();
-}
-
 nlohmann::json op_json(const std::optional<NonFiniteOp>& op) {
   if (!op) return nullptr;
   return {{"phase", numerics::to_string(op->phase)},
           {"op", op->op},
-          {"backward_node", or_null(op->backward_node)},
+          {"backward_node", text_or_null(op->backward_node)},
           {"made", made(*op)},
           {"inputs", tensors_json(op->inputs)},
           {"outputs", tensors_json(op->outputs)},
           {"largest_finite_input", optional_json(op->largest_input)},
           {"format_max", optional_json(op->format_max)},
-          {"module", or_null(op->site.module)},
+          {"module", text_or_null(op->site.module)},
           {"in_module", op->site.in_module},
-          {"node", or_null(op->site.node)}};
+          {"node", text_or_null(op->site.node)}};
 }
 
 std::string tensors_text(const std::vector<numerics::TensorFacts>& tensors) {
@@ -66,7 +59,7 @@ std::string op_text(const NonFiniteOp& op) {
   auto text = fmt::format("{} made {} ({}): {} -> {}", op.op, made(op), where, tensors_text(op.inputs),
                           tensors_text(op.outputs));
   if (op.largest_input && op.format_max)
-    text += fmt::format("; largest finite input {:.4g}, the format's largest {:.6g}", *op.largest_input,
+    text += fmt::format("; largest finite input {:.6g}, the format's largest {:.6g}", *op.largest_input,
                         *op.format_max);
   return text;
 }

@@ -2,16 +2,12 @@
 
 #include "profile/profile_json.h"
 #include "report/divergence_report.h"
+#include "report/json_values.h"
 
 namespace ampbench::report {
 namespace {
 
 using train::TrialRecord;
-
-template <typename T>
-nlohmann::json optional_json(const std::optional<T>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
 
 nlohmann::json environment_json(const measure::Environment& env) {
   return {{"ampbench_version", env.ampbench_version},

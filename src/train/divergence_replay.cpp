@@ -101,12 +101,6 @@ class Replay {
   int64_t done_ = 0;
 };
 
-std::vector<std::pair<std::string, torch::Tensor>> named_parameters(models::Network& model) {
-  std::vector<std::pair<std::string, torch::Tensor>> out;
-  for (const auto& item : model.named_parameters()) out.emplace_back(item.key(), item.value());
-  return out;
-}
-
 // The first pass: every step checked, up to the trial's failure. Fills what the replay saw, and returns the
 // first step at which anything became non-finite, with what.
 std::optional<std::pair<int64_t, std::string>> find_first_event(const DivergenceTarget& target,
@@ -149,7 +143,7 @@ void observe(const DivergenceTarget& target, const ReplaySetup& setup,
       continue;
     }
     ObservedStep observed{step, chosen->second};
-    numerics::NonFiniteObserver observer(named_parameters(replay.model()));
+    numerics::NonFiniteObserver observer(numerics::named_parameters(replay.model()));
     const auto outcome = replay.next(true);
     observed.seen_again =
         chosen->second == "skipped step" ? outcome.skipped : outcome.event() == chosen->second;
@@ -158,7 +152,7 @@ void observe(const DivergenceTarget& target, const ReplaySetup& setup,
   }
   if (!observe_validation) return;
   ObservedStep observed{last, "non-finite validation loss"};
-  numerics::NonFiniteObserver observer(named_parameters(replay.model()));
+  numerics::NonFiniteObserver observer(numerics::named_parameters(replay.model()));
   observed.seen_again = !std::isfinite(replay.validate());
   observed.first_op = observer.first();
   out.steps.push_back(std::move(observed));

@@ -1,0 +1,107 @@
+#include "numerics/op_sites.h"
+
+#include "numerics/node_scope.h"
+
+namespace ampbench::numerics {
+namespace {
+
+// The autograd nodes running on this thread, innermost last: (name, sequence number).
+thread_local std::vector<std::pair<std::string, int64_t>> t_backward_nodes;
+
+}  // namespace
+
+SiteTracker::SiteTracker(const std::vector<std::pair<std::string, torch::Tensor>>& parameters) {
+  for (const auto& [name, tensor] : parameters) {
+    const auto dot = name.rfind('.');
+    weights_[tensor.unsafeGetTensorImpl()] = dot == std::string::npos ? "" : name.substr(0, dot);
+    kept_.push_back(tensor);
+  }
+}
+
+SiteTracker::Start SiteTracker::start(const std::vector<at::Tensor>& inputs, Phase phase,
+                                      int64_t sequence_number) {
+  Start start;
+  bool any = false, all = true;
+  for (const auto& tensor : inputs) {
+    if (!tensor.defined()) continue;
+    any = true;
+    const auto weight = weights_.find(tensor.unsafeGetTensorImpl());
+    if (weight == weights_.end()) {
+      all = false;
+    } else if (start.module_of_weights.empty()) {
+      start.module_of_weights = weight->second;
+    }
+  }
+  start.all_from_weights = any && all;
+  start.site = site_of(start, phase);
+  if (is_forward(phase) && sequence_number >= 0) forward_sites_[sequence_number] = start.site;
+  if (start.site.in_module && start.site.node.empty()) last_module_ = start.site.module;
+  return start;
+}
+
+void SiteTracker::end(const Start& start, const std::vector<at::Tensor>& outputs, Phase phase) {
+  if (!start.all_from_weights || !is_forward(phase)) return;
+  for (const auto& output : outputs) {
+    if (!output.defined()) continue;
+    weights_[output.unsafeGetTensorImpl()] = start.module_of_weights;
+    kept_.push_back(output);
+  }
+}
+
+OpSite SiteTracker::site_of(const Start& start, Phase phase) const {
+  if (phase == Phase::backward) {
+    const auto node = current_backward_node();
+    if (!node) return {};
+    const auto found = forward_sites_.find(node->second);
+    return found == forward_sites_.end() ? OpSite{} : found->second;
+  }
+  if (!is_forward(phase)) return {};
+  const auto node = current_node();
+  if (node.name) return {*node.module_path, true, *node.name};
+  if (!start.module_of_weights.empty()) return {start.module_of_weights, true, ""};
+  if (phase == Phase::loss) return {};
+  return {last_module_, false, ""};
+}
+
+void enter_backward_node(const at::RecordFunction& fn) {
+  t_backward_nodes.emplace_back(fn.name(), fn.seqNr());
+}
+
+void leave_backward_node() {
+  if (!t_backward_nodes.empty()) t_backward_nodes.pop_back();
+}
+
+void clear_backward_nodes() { t_backward_nodes.clear(); }
+
+std::optional<std::pair<std::string, int64_t>> current_backward_node() {
+  if (t_backward_nodes.empty()) return std::nullopt;
+  return t_backward_nodes.back();
+}
+
+std::vector<at::Tensor> tensors_in(c10::ArrayRef<const c10::IValue> values) {
+  std::vector<at::Tensor> out;
+  for (const auto& value : values) {
+    if (value.isTensor()) {
+      out.push_back(value.toTensor());
+    } else if (value.isTensorList()) {
+      for (const at::Tensor& t : value.toTensorList()) out.push_back(t);
+    }
+  }
+  return out;
+}
+
+std::vector<at::Tensor> tensors_in(const std::vector<c10::IValue>& values) {
+  return tensors_in(c10::ArrayRef<const c10::IValue>(values.data(), values.size()));
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> named_parameters(const torch::nn::Module& model) {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  for (const auto& item : model.named_parameters()) out.emplace_back(item.key(), item.value());
+  return out;
+}
+
+bool is_forward(Phase phase) {
+  return phase == Phase::forward || phase == Phase::loss || phase == Phase::validation;
+}
+
+}  // namespace ampbench::numerics

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <ATen/record_function.h>
+#include <torch/torch.h>
+
+#include "numerics/phase.h"
+
+namespace ampbench::numerics {
+
+// Where in the model an op ran.
+struct OpSite {
+  // A reference model's module path ("layers.2") or an exported node's module (its nn_module_stack);
+  // "" when no module is known (the loss, the optimizer, an op before the first layer).
+  std::string module;
+  // True: the op ran in `module` (it read the module's weights, or a cast or view of them, or it is an
+  // exported node of that module). False: it has no weights of its own; `module` is the last layer that ran
+  // before it.
+  bool in_module = false;
+  std::string node;  // an exported model: the graph node the op ran in (its forward's node, in backward)
+};
+
+// Tells the ops an observer sees apart by where they ran: a forward op by the weights it reads (a module's
+// parameters, or casts and views made of them alone), by the exported node around it, or else by the last
+// layer before it; a backward op by its autograd node's forward op (their sequence numbers). `parameters`
+// are named as the model names them ("layers.2.weight"). Not thread-safe: its observer serializes calls.
+class SiteTracker {
+ public:
+  explicit SiteTracker(const std::vector<std::pair<std::string, torch::Tensor>>& parameters);
+
+  struct Start {
+    OpSite site;
+    bool all_from_weights = false;  // every tensor argument is a module's weight or derived from one alone
+    std::string module_of_weights;
+  };
+  // An op starts with these tensor arguments in `phase`.
+  Start start(const std::vector<at::Tensor>& inputs, Phase phase, int64_t sequence_number);
+  // The op ends: a forward op that read weights alone made more of them (a cast, a view).
+  void end(const Start& start, const std::vector<at::Tensor>& outputs, Phase phase);
+
+ private:
+  OpSite site_of(const Start& start, Phase phase) const;
+
+  std::unordered_map<const c10::TensorImpl*, std::string> weights_;  // a weight, or a cast/view of one
+  std::vector<at::Tensor> kept_;  // keeps those tensors alive: a freed one's address could name another
+  std::unordered_map<int64_t, OpSite> forward_sites_;  // by sequence number: a backward node's forward op
+  std::string last_module_;                            // the last module whose weights a forward op read
+};
+
+// The autograd node running on this thread (RecordScope::BACKWARD_FUNCTION), for the observers' callbacks.
+void enter_backward_node(const at::RecordFunction& fn);
+void leave_backward_node();
+void clear_backward_nodes();
+// The innermost one: (name, sequence number); empty outside backward nodes.
+std::optional<std::pair<std::string, int64_t>> current_backward_node();
+
+// The tensors among an op's arguments or results, tensor lists unpacked.
+std::vector<at::Tensor> tensors_in(c10::ArrayRef<const c10::IValue> values);
+std::vector<at::Tensor> tensors_in(const std::vector<c10::IValue>& values);
+
+// A model's parameters by name ("layers.2.weight"), as the observers take them.
+std::vector<std::pair<std::string, torch::Tensor>> named_parameters(const torch::nn::Module& model);
+
+// The forward part of a step: forward, loss, validation.
+bool is_forward(Phase phase);
+
+}  // namespace ampbench::numerics
