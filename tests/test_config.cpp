@@ -186,6 +186,19 @@ TEST(Config, TheProfiledPassIsOnWhenProfileIsThere) {
   EXPECT_EQ(ampbench::config::to_json(config)["profile"], (json{{"steps", 10}, {"warmup_steps", 3}}));
 }
 
+TEST(Config, TheNumericsPassIsOnWhenNumericsIsThere) {
+  EXPECT_EQ(error_for("/numerics/steps", 0), "/numerics/steps: expected an integer in [1, 10000], got 0");
+  EXPECT_EQ(error_for("/numerics/steps", 1.5), "/numerics/steps: expected an integer in [1, 10000], got 1.5");
+  EXPECT_EQ(error_for("/numerics/step", 5), "/numerics/step: unknown key (did you mean \"steps\"?)");
+  auto doc = valid();
+  EXPECT_FALSE(parse_experiment_config(doc).numerics.enabled());
+  EXPECT_FALSE(ampbench::config::to_json(parse_experiment_config(doc)).contains("numerics"));
+  doc["numerics"] = json::object();
+  const auto config = parse_experiment_config(doc);
+  EXPECT_EQ(config.numerics.steps, 4);
+  EXPECT_EQ(ampbench::config::to_json(config)["numerics"], (json{{"steps", 4}}));
+}
+
 TEST(Config, AKeyTwiceInOneObjectIsRefusedWithItsPath) {
   auto dir = std::filesystem::temp_directory_path() / ("ampbench_config_dup_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);

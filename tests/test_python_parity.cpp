@@ -304,3 +304,47 @@ TEST_F(PythonParity, PureBf16MatchesTheSameLoopInPythonStepForStep) {
     }
   }
 }
+
+TEST_F(PythonParity, Fp16GradientUnderflowMatchesPythonsCountToTheElement) {
+  // A loss scale of 2^-8, never grown: most gradient elements turn subnormal in fp16 at it and nearly none
+  // without it. tests/parity/numerics_oracle.py trains the same loop in Python and counts, at the steps
+  // ampbench's --numerics pass measured, each parameter's gradient elements as fp16 makes them.
+  const nlohmann::json config = {
+      {"name", "numerics"},
+      {"model", {{"type", "mlp"}, {"options", {{"width", 16}, {"depth", 1}}}}},
+      {"data",
+       {{"synthetic", {{"train_samples", 64}, {"val_samples", 32}, {"shape", {3, 4, 4}}, {"classes", 4}}}}},
+      {"train", {{"epochs", 2}, {"batch_size", 16}, {"warmup_steps", 1}}},
+      {"precision",
+       {{"modes", {"fp16"}}, {"grad_scaler", {{"init_scale", 1.0 / 256}, {"growth_interval", 1000000}}}}},
+      {"device", "cpu"},
+      {"output", {{"dir", (dir_ / "runs").string()}}}};
+  std::ofstream(dir_ / "config.json") << config.dump();
+  const auto config_path = (dir_ / "config.json").string(), report = (dir_ / "a.json").string();
+  ASSERT_NO_FATAL_FAILURE(
+      shell(ampbench_binary() + " --config " + config_path + " -q --numerics 3 --export-json " + report));
+  ASSERT_NO_FATAL_FAILURE(python("numerics_oracle.py", config_path + " " + report + " " + ampbench_binary() +
+                                                           " " + (dir_ / "oracle.json").string()));
+  const auto ours = nlohmann::json::parse(read(report))["numerics"].at(0);
+  const auto python = nlohmann::json::parse(read(dir_ / "oracle.json"));
+  ASSERT_EQ(ours["steps"], python["steps"]);
+  EXPECT_EQ(ours["loss_scales"], nlohmann::json({1.0 / 256, 1.0 / 256, 1.0 / 256}));
+  // Python's Sequential names the same parameters by position (its Flatten is module 0).
+  const auto& theirs = python["parameters"];
+  ASSERT_EQ(ours["parameters"].size(), theirs.size());
+  int64_t subnormal_at_scale = 0, nonzero = 0;
+  for (size_t i = 0; i < theirs.size(); ++i) {
+    const auto& gradient = ours["parameters"][i]["gradient"];
+    const auto& expected = theirs[i];
+    SCOPED_TRACE(ours["parameters"][i]["name"].dump() + " against " + expected["name"].dump());
+    for (const char* kind : {"at_scale", "unscaled"}) {
+      EXPECT_EQ(gradient["nonzero"], expected[kind]["nonzero"]);
+      EXPECT_EQ(gradient[kind]["flushed"], expected[kind]["flushed"]) << kind;
+      EXPECT_EQ(gradient[kind]["subnormal"], expected[kind]["subnormal"]) << kind;
+    }
+    subnormal_at_scale += gradient["at_scale"]["subnormal"].get<int64_t>();
+    nonzero += gradient["nonzero"].get<int64_t>();
+  }
+  // The planted scale did what it was planted for: a count of zero everywhere would match trivially.
+  EXPECT_GT(subnormal_at_scale, nonzero / 4);
+}

@@ -15,6 +15,7 @@
 #include "report/csv_report.h"
 #include "report/json_report.h"
 #include "report/markdown_report.h"
+#include "report/numerics_report.h"
 #include "report_fixture.h"
 
 using namespace ampbench::testing;
@@ -133,6 +134,14 @@ TEST(Renderers, TheProfiledPassInEveryFormat) {
   expect_snapshot("profile-report.json", to_json(r).dump(2) + "\n");
 }
 
+TEST(Renderers, TheNumericsPassInEveryFormat) {
+  const auto r = fixed_report_with_numerics();
+  expect_snapshot("numerics-console.txt", to_console(r));
+  expect_snapshot("numerics-report.md", to_markdown(r));
+  expect_snapshot("numerics.csv", ampbench::report::to_numerics_csv(r.measured.numerics));
+  expect_snapshot("numerics-report.json", to_json(r)["numerics"].dump(2) + "\n");
+}
+
 // Against a near-zero base (fp32's cast 0.003 ms of a 10 ms step) a ratio says nothing: the tables show
 // "-" where fp32's time is under their own row cut-off, while report.json keeps the ratio.
 TEST(Renderers, TheProfileTablesShowNoRatioAgainstANearZeroBase) {
@@ -158,6 +167,7 @@ TEST(Renderers, JsonFollowsTheSchemaDocument) {
   expect_matches_schema(to_json(fixed_report()), schema, "");
   expect_matches_schema(to_json(fixed_report_with_fidelity_seeds()), schema, "");
   expect_matches_schema(to_json(fixed_report_with_profile()), schema, "");
+  expect_matches_schema(to_json(fixed_report_with_numerics()), schema, "");
   EXPECT_EQ(schema["properties"]["schema_version"]["const"], kSchemaVersion);
 }
 

@@ -16,7 +16,7 @@ constexpr auto fp32 = PrecisionMode::fp32, tf32 = PrecisionMode::tf32, fp16 = Pr
 }  // namespace
 
 TEST(RunPlan, TimedRoundsInterleaveTheModesThenFidelitySeedsThenProfiledPasses) {
-  const auto plan = plan_run({{fp32, tf32, fp16, bf16}, {{tf32, "no tensor cores"}}, 2, 3, 40, true});
+  const auto plan = plan_run({{fp32, tf32, fp16, bf16}, {{tf32, "no tensor cores"}}, 2, 3, 40, false, true});
   const std::vector<PlannedTrial> expected{
       {PlannedKind::timed, fp32, 1, 40},    {PlannedKind::skipped, tf32, 1, 40},
       {PlannedKind::timed, fp16, 1, 40},    {PlannedKind::timed, bf16, 1, 40},
@@ -31,7 +31,7 @@ TEST(RunPlan, TimedRoundsInterleaveTheModesThenFidelitySeedsThenProfiledPasses) 
 }
 
 TEST(RunPlan, OneSeedAndNoProfileAreTheTimedRoundsAlone) {
-  const auto plan = plan_run({{bf16, fp32}, {}, 3, 1, 0, false});
+  const auto plan = plan_run({{bf16, fp32}, {}, 3, 1, 0, false, false});
   ASSERT_EQ(plan.size(), 6u);
   for (size_t i = 0; i < plan.size(); ++i) {
     EXPECT_EQ(plan[i].kind, PlannedKind::timed);
@@ -41,7 +41,7 @@ TEST(RunPlan, OneSeedAndNoProfileAreTheTimedRoundsAlone) {
 }
 
 TEST(RunPlan, ARunWhoseModesAllSkipPlansOneRecordEachAndNoWork) {
-  const auto plan = plan_run({{tf32, fp16}, {{tf32, "cpu"}, {fp16, "cpu"}}, 3, 4, 0, true});
+  const auto plan = plan_run({{tf32, fp16}, {{tf32, "cpu"}, {fp16, "cpu"}}, 3, 4, 0, true, true});
   ASSERT_EQ(plan.size(), 2u);
   EXPECT_EQ(plan[0].kind, PlannedKind::skipped);
   EXPECT_EQ(ampbench::train::planned_work(plan), 0);
@@ -49,7 +49,7 @@ TEST(RunPlan, ARunWhoseModesAllSkipPlansOneRecordEachAndNoWork) {
 
 TEST(RunPlan, ThePureBf16ModesAuditsComeAfterTheFidelitySeedsAndBeforeTheProfiledPasses) {
   constexpr auto pure = PrecisionMode::bf16_pure, sr = PrecisionMode::bf16_pure_sr;
-  const auto plan = plan_run({{bf16, pure, sr}, {{sr, "no bf16"}}, 1, 2, 7, true});
+  const auto plan = plan_run({{bf16, pure, sr}, {{sr, "no bf16"}}, 1, 2, 7, false, true});
   const std::vector<PlannedTrial> expected{
       {PlannedKind::timed, bf16, 1, 7},    {PlannedKind::timed, pure, 1, 7},
       {PlannedKind::skipped, sr, 1, 7},    {PlannedKind::fidelity, bf16, 2, 8},
@@ -57,4 +57,17 @@ TEST(RunPlan, ThePureBf16ModesAuditsComeAfterTheFidelitySeedsAndBeforeTheProfile
       {PlannedKind::profiled, bf16, 1, 7}, {PlannedKind::profiled, pure, 1, 7}};
   EXPECT_EQ(plan, expected);  // a skipped pure mode has no audit; mixed bf16 has none
   EXPECT_EQ(ampbench::train::planned_work(plan), 7);
+}
+
+TEST(RunPlan, NumericsPassesFollowTheAuditsForEachRunnable16BitModeOnly) {
+  constexpr auto pure = PrecisionMode::bf16_pure, fp8 = PrecisionMode::fp8;
+  const auto plan = plan_run({{fp32, fp16, bf16, pure, fp8}, {{bf16, "no bf16"}}, 1, 1, 3, true, true});
+  const std::vector<PlannedTrial> expected{
+      {PlannedKind::timed, fp32, 1, 3},    {PlannedKind::timed, fp16, 1, 3},
+      {PlannedKind::skipped, bf16, 1, 3},  {PlannedKind::timed, pure, 1, 3},
+      {PlannedKind::timed, fp8, 1, 3},     {PlannedKind::audited, pure, 1, 3},
+      {PlannedKind::numerics, fp16, 1, 3}, {PlannedKind::numerics, pure, 1, 3},
+      {PlannedKind::profiled, fp32, 1, 3}, {PlannedKind::profiled, fp16, 1, 3},
+      {PlannedKind::profiled, pure, 1, 3}, {PlannedKind::profiled, fp8, 1, 3}};
+  EXPECT_EQ(plan, expected);  // fp32 and fp8 have no 16-bit format; a skipped mode no pass
 }

@@ -14,6 +14,8 @@
 #include "measure/gpu_info.h"
 #include "measure/host_sync_check.h"
 #include "models/registry.h"
+#include "numerics/op_sites.h"
+#include "numerics/range_observer.h"
 #include "train/classification_loss.h"
 #include "train/experiment.h"
 #include "train/first_batch_gradient.h"
@@ -401,4 +403,16 @@ TEST(Trainer, TheLossScaleTraceOnAGpuRecordsEveryChangeAtItsStep) {
   for (int64_t step = 1; step <= 8; ++step) doubling.emplace_back(step, std::pow(2.0, double(step)));
   EXPECT_EQ(trial.loss_scale_trace->changes, doubling);
   EXPECT_TRUE(trial.loss_scale_trace->skipped_steps.empty());
+}
+
+TEST(Trainer, ATimedTrialRefusesToRunUnderANumericsObserver) {
+  auto config = ampbench::config::parse_experiment_config(fp16_config(1, 1.0));
+  auto dataset = ampbench::data::load_dataset(config.data, torch::kCPU);
+  torch::manual_seed(config.seed);
+  auto model = config.model.spec->build();
+  {
+    ampbench::numerics::RangeObserver observer(ampbench::numerics::named_parameters(*model), torch::kHalf);
+    EXPECT_THROW(train_alone(config, dataset, ampbench::amp::PrecisionMode::fp16, *model), std::logic_error);
+  }
+  EXPECT_EQ(train_alone(config, dataset, ampbench::amp::PrecisionMode::fp16, *model).status, TrialStatus::ok);
 }

@@ -82,6 +82,12 @@ std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode) {
   return std::nullopt;
 }
 
+std::optional<c10::ScalarType> sixteen_bit_format(PrecisionMode mode) {
+  if (is_pure_bf16(mode)) return c10::ScalarType::BFloat16;
+  if (mode == PrecisionMode::fp16 || mode == PrecisionMode::bf16) return autocast_dtype(mode);
+  return std::nullopt;
+}
+
 bool is_pure_bf16(PrecisionMode mode) {
   return mode == PrecisionMode::bf16_pure || mode == PrecisionMode::bf16_pure_sr ||
          mode == PrecisionMode::bf16_pure_kahan;

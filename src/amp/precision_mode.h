@@ -48,6 +48,9 @@ std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode);
 bool needs_grad_scaler(PrecisionMode mode);
 // The pure bf16 modes: weights, gradients and optimizer state in bf16.
 bool is_pure_bf16(PrecisionMode mode);
+// The 16-bit format a mode computes in: fp16 or bf16 in the mixed and pure 16-bit modes; empty in fp32, tf32
+// and the fp8 modes (whose float8 ranges are their layers' own).
+std::optional<c10::ScalarType> sixteen_bit_format(PrecisionMode mode);
 // The dtype the model's floating parameters and buffers train in: bf16 in the pure modes, else fp32.
 c10::ScalarType weight_dtype(PrecisionMode mode);
 // How a pure bf16 mode rounds weight updates; nearest for every other mode (whose fp32 weights round

@@ -136,6 +136,14 @@ void add_training_options(CLI::App& app, CliOptions& options) {
       ->default_str(std::to_string(config::ProfileConfig::kDefaultSteps))
       ->type_name("[STEPS]")
       ->check(integer_in(1, 100'000));
+  app.add_option("--numerics", options.numerics_steps,
+                 "after the timed trials, replay each 16-bit mode's trial and measure STEPS optimizer steps "
+                 "spread over it (default 4): per layer how close activations, gradients and updates ran to "
+                 "the format's limits")
+      ->expected(0, 1)
+      ->default_str(std::to_string(config::NumericsConfig::kDefaultSteps))
+      ->type_name("[STEPS]")
+      ->check(integer_in(1, 10'000));
 }
 
 // --max-batch and its budget.

@@ -27,6 +27,7 @@ struct CliOptions {
   std::optional<int64_t> seed;
   std::optional<int64_t> threads;
   std::optional<int64_t> profile_steps;    // --profile [STEPS]
+  std::optional<int64_t> numerics_steps;   // --numerics [STEPS]
   std::optional<std::string> peak_tflops;  // "X" or "MODE=X,MODE=X"
   bool quiet = false;
   bool verbose = false;

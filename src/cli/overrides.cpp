@@ -36,6 +36,8 @@ Overrides apply_overrides(nlohmann::json& doc, const CliOptions& options) {
   if (options.seed) set_override(doc, {"seed"}, *options.seed, "--seed", set);
   if (options.profile_steps)
     set_override(doc, {"profile", "steps"}, *options.profile_steps, "--profile", set);
+  if (options.numerics_steps)
+    set_override(doc, {"numerics", "steps"}, *options.numerics_steps, "--numerics", set);
   if (options.threads) set_override(doc, {"train", "threads"}, *options.threads, "--threads", set);
   if (options.peak_tflops) {
     set_override(doc, {"peak_tflops"}, peak_tflops_json(*options.peak_tflops).value(), "--peak-tflops", set);

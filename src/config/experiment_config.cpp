@@ -48,6 +48,7 @@ void leave_out_defaults(nlohmann::json& config) {
       {nlohmann::json::json_pointer("/train/threads"), nullptr},            // LibTorch's default
       {nlohmann::json::json_pointer("/precision/fidelity_seeds"), 1},       // the run's own seed only
       {nlohmann::json::json_pointer("/profile"), nullptr},                  // no profiled pass
+      {nlohmann::json::json_pointer("/numerics"), nullptr},                 // no numerics pass
       {nlohmann::json::json_pointer("/data/synthetic_tokens/classes"), 0},  // next-token targets
   };
   for (const auto& [key, left_out_at] : kLeftOutAt) {
@@ -69,6 +70,7 @@ ExperimentConfig parse_experiment_config(const nlohmann::json& document) {
   config.precision = parse_precision(root.object("precision"));
   config.device = parse_device(root, config.device);
   config.profile = parse_profile(root);
+  config.numerics = parse_numerics(root);
   config.gates = parse_gates(root.object("gates"), config.precision.modes);
   config.peak_tflops = parse_peak_tflops(root, config.precision.modes);
   config.output_dir = parse_output_dir(root, config.output_dir);
@@ -129,6 +131,7 @@ nlohmann::json to_json(const ExperimentConfig& c) {
       {"gates", gates_json(c.gates)},
       {"peak_tflops", peak_tflops_json(c.peak_tflops)},
       {"profile", profile_json(c.profile)},
+      {"numerics", numerics_json(c.numerics)},
   };
   leave_out_defaults(out);
   return out;

@@ -29,6 +29,7 @@ struct ExperimentConfig {
   TrainConfig train;
   PrecisionConfig precision;
   ProfileConfig profile;
+  NumericsConfig numerics;
   std::string device = "auto";
   std::string output_dir = "results";
   Gates gates;

@@ -48,6 +48,15 @@ ProfileConfig parse_profile(ObjectReader& root) {
   return out;
 }
 
+NumericsConfig parse_numerics(ObjectReader& root) {
+  NumericsConfig out;
+  if (!root.has("numerics")) return out;
+  ObjectReader numerics = root.object("numerics");
+  out.steps = numerics.integer("steps", NumericsConfig::kDefaultSteps, 1, 10'000);
+  numerics.finish();
+  return out;
+}
+
 Gates parse_gates(ObjectReader gates, const std::vector<amp::PrecisionMode>& modes) {
   struct Range {
     Gate gate;
@@ -114,6 +123,10 @@ std::string parse_output_dir(ObjectReader& root, const std::string& fallback) {
 nlohmann::json profile_json(const ProfileConfig& profile) {
   return profile.enabled() ? nlohmann::json{{"steps", profile.steps}, {"warmup_steps", profile.warmup_steps}}
                            : nlohmann::json();
+}
+
+nlohmann::json numerics_json(const NumericsConfig& numerics) {
+  return numerics.enabled() ? nlohmann::json{{"steps", numerics.steps}} : nlohmann::json();
 }
 
 }  // namespace ampbench::config

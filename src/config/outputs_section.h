@@ -11,7 +11,7 @@
 #include "amp/precision_mode.h"
 #include "util/json_reader.h"
 
-// What a run reports beyond its trials' figures, and where: the config's "profile", "gates",
+// What a run reports beyond its trials' figures, and where: the config's "profile", "numerics", "gates",
 // "peak_tflops" and "output"; the defaults are the structs'.
 namespace ampbench::config {
 
@@ -22,6 +22,15 @@ struct ProfileConfig {
   int64_t steps = 0;  // 0: off
   int64_t warmup_steps = 3;
   static constexpr int64_t kDefaultSteps = 10;
+  bool enabled() const { return steps > 0; }
+};
+
+// The numerics pass ("numerics" in the config, or --numerics): after the timed trials, each 16-bit mode
+// replays its trial with `steps` optimizer steps, spread over it, measured against its format's range.
+// Absent: none.
+struct NumericsConfig {
+  int64_t steps = 0;  // 0: off
+  static constexpr int64_t kDefaultSteps = 4;
   bool enabled() const { return steps > 0; }
 };
 
@@ -40,6 +49,8 @@ using Gates = std::map<Gate, std::map<amp::PrecisionMode, double>>;
 
 // "profile": {"steps": 10, "warmup_steps": 3}; present, even empty, turns the profiled pass on.
 ProfileConfig parse_profile(util::ObjectReader& root);
+// "numerics": {"steps": 4}; present, even empty, turns the numerics pass on.
+NumericsConfig parse_numerics(util::ObjectReader& root);
 // "gates": {"min_speedup": {"bf16": 1.2}, ...}, each mode one of `modes`, which must hold fp32.
 Gates parse_gates(util::ObjectReader gates, const std::vector<amp::PrecisionMode>& modes);
 // "peak_tflops": 989 (every mode) or {"bf16": 989, "fp32": 66.9}.
@@ -50,6 +61,7 @@ std::string parse_output_dir(util::ObjectReader& root, const std::string& fallba
 
 // Each as the resolved config writes it.
 nlohmann::json profile_json(const ProfileConfig& profile);
+nlohmann::json numerics_json(const NumericsConfig& numerics);
 nlohmann::json gates_json(const Gates& gates);
 nlohmann::json peak_tflops_json(const std::map<amp::PrecisionMode, double>& peaks);
 

@@ -7,6 +7,7 @@
 #include "profile/profile_tables.h"
 #include "report/divergence_report.h"
 #include "report/float8_table.h"
+#include "report/numerics_report.h"
 #include "report/pure_bf16_table.h"
 #include "report/summary_table.h"
 #include "util/text_table.h"
@@ -59,6 +60,7 @@ std::string to_console(const RunReport& report, bool colour) {
         << util::render_aligned(profile::precision_audit_table(profiles))
         << profile::profile_footnote(profiles) << "\n";
   }
+  for (const auto& line : numerics_lines(report.measured.numerics)) out << "numerics: " << line << "\n";
   for (const auto& line : divergence_lines(report.measured.trials, report.measured.fidelity_trials))
     out << "where the numbers went wrong: " << line << "\n";
   if (const auto& signal = report.measured.stopped_by)

@@ -3,6 +3,7 @@
 #include "profile/profile_json.h"
 #include "report/divergence_report.h"
 #include "report/json_values.h"
+#include "report/numerics_report.h"
 
 namespace ampbench::report {
 namespace {
@@ -272,6 +273,7 @@ nlohmann::json to_json(const RunReport& report) {
           {"fidelity_trials", fidelity_trials},
           {"summary", summary},
           {"update_audits", audits},
+          {"numerics", numerics_json(measured.numerics)},
           {"profiles", profile::profiles_json(measured.profiles)},
           {"warnings", warnings},
           {"gates", gates}};

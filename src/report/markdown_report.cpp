@@ -5,6 +5,7 @@
 #include "profile/profile_tables.h"
 #include "report/divergence_report.h"
 #include "report/float8_table.h"
+#include "report/numerics_report.h"
 #include "report/pure_bf16_table.h"
 #include "report/summary_table.h"
 #include "util/text_table.h"
@@ -43,6 +44,16 @@ std::string to_markdown(const RunReport& report) {
         << util::render_markdown_table(profile::top_ops_table(profiles, profile::kTopOpsShown)) << "\n"
         << util::render_markdown_table(profile::precision_audit_table(profiles)) << "\n"
         << profile::profile_footnote(profiles) << ".\n";
+  }
+  if (const auto& numerics = report.measured.numerics; !numerics.empty()) {
+    out << "\n**How close the numbers ran to their format's limits**\n\n";
+    for (const auto& line : numerics_lines(numerics)) out << "- " << line << "\n";
+    if (const auto layers = numerics_layers_table(numerics); !layers.empty())
+      out << "\n" << util::render_markdown_table(layers);
+    if (const auto parameters = numerics_parameters_table(numerics); !parameters.empty())
+      out << "\n" << util::render_markdown_table(parameters);
+    if (const auto footnote = numerics_footnote(numerics); !footnote.empty())
+      out << "\n" << footnote << ".\n";
   }
   if (const auto lines = divergence_lines(report.measured.trials, report.measured.fidelity_trials);
       !lines.empty()) {

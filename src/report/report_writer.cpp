@@ -6,6 +6,7 @@
 #include "report/csv_report.h"
 #include "report/json_report.h"
 #include "report/markdown_report.h"
+#include "report/numerics_report.h"
 #include "util/output_files.h"
 
 namespace ampbench::report {
@@ -42,7 +43,7 @@ std::string render(ExportFormat format, const RunReport& report) {
 namespace {
 
 // The run folder's files: report.json, report.csv, summary.csv, report.md and, with a profiled pass,
-// profile.csv.
+// profile.csv, with a numerics pass numerics.csv.
 std::vector<util::OutputFile> run_files(const RunReport& report) {
   std::vector<util::OutputFile> files{{"report.json", render(ExportFormat::json, report)},
                                       {"report.csv", render(ExportFormat::csv, report)},
@@ -50,6 +51,8 @@ std::vector<util::OutputFile> run_files(const RunReport& report) {
                                       {"report.md", render(ExportFormat::markdown, report)}};
   if (!report.measured.profiles.empty())
     files.push_back({"profile.csv", profile::to_profile_csv(report.measured.profiles)});
+  if (!report.measured.numerics.empty())
+    files.push_back({"numerics.csv", to_numerics_csv(report.measured.numerics)});
   return files;
 }
 

@@ -286,9 +286,26 @@ UpdateAudit Experiment::audit_one(amp::PrecisionMode mode) const {
   }
 }
 
+NumericsRecord Experiment::numerics_one(amp::PrecisionMode mode) const {
+  spdlog::info("{} numerics pass: an untimed replay of trial 1, {} step(s) measured", amp::to_string(mode),
+               config_.numerics.steps);
+  amp::MathSettingsScope math(amp::settings_for(mode, device_.type(), config_.train.cudnn_benchmark));
+  try {
+    return measure_numerics(mode, *fresh_model(initial_, mode), trainer_.options(), dataset_, device_,
+                            config_.numerics.steps);
+  } catch (const c10::Error& e) {
+    NumericsRecord failed;
+    failed.mode = mode;
+    failed.format = amp::sixteen_bit_format(mode).value();
+    failed.failure = first_line(e.what_without_backtrace());
+    spdlog::error("{} numerics pass failed: {}", amp::to_string(mode), *failed.failure);
+    return failed;
+  }
+}
+
 std::vector<PlannedTrial> Experiment::plan(const std::map<amp::PrecisionMode, std::string>& skipped) const {
   return plan_run({config_.precision.modes, skipped, config_.repeats, config_.precision.fidelity_seeds,
-                   config_.seed, config_.profile.enabled()});
+                   config_.seed, config_.numerics.enabled(), config_.profile.enabled()});
 }
 
 void Experiment::run_item(const PlannedTrial& item, const std::string& skip_reason, ExperimentResult& result,
@@ -306,6 +323,10 @@ void Experiment::run_item(const PlannedTrial& item, const std::string& skip_reas
     case PlannedKind::audited:
       if (progress) progress->planned_done.fetch_add(1);
       result.update_audits.push_back(audit_one(item.mode));
+      return;
+    case PlannedKind::numerics:
+      if (progress) progress->planned_done.fetch_add(1);
+      result.numerics.push_back(numerics_one(item.mode));
       return;
     case PlannedKind::profiled:
       if (progress) progress->planned_done.fetch_add(1);

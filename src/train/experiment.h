@@ -81,6 +81,8 @@ class Experiment {
   TrialRecord run_fidelity(const PlannedTrial& item, Progress* progress);
   // A pure bf16 mode's lost-update audit (train/update_audit.h); an error is recorded in it.
   UpdateAudit audit_one(amp::PrecisionMode mode) const;
+  // A 16-bit mode's numerics pass (train/numerics_pass.h); an error is recorded in it.
+  NumericsRecord numerics_one(amp::PrecisionMode mode) const;
   profile::ProfileRecord profile_one(amp::PrecisionMode mode) const;
   // The initial state and trainer of a fidelity seed, made when its first trial runs.
   struct SeedState {

@@ -8,6 +8,7 @@
 #include "amp/mode_support.h"
 #include "amp/precision_mode.h"
 #include "profile/profile_record.h"
+#include "train/numerics_pass.h"
 #include "train/trial_record.h"
 #include "train/update_audit.h"
 
@@ -21,6 +22,7 @@ struct ExperimentResult {
   // fidelity verdict; the run's own seed is the timed trials'), by seed, then mode.
   std::vector<TrialRecord> fidelity_trials;
   std::vector<UpdateAudit> update_audits;        // the pure bf16 modes' lost-update audits, in order
+  std::vector<NumericsRecord> numerics;          // with "numerics": the 16-bit modes' numerics passes, in order
   std::vector<profile::ProfileRecord> profiles;  // the profiled pass, per runnable mode in order
   std::map<amp::PrecisionMode, amp::ModeCaveat> mode_caveats;  // runs, but the reader should know (per mode)
   std::map<amp::PrecisionMode, double> grad_cosine_vs_fp32;    // modes whose first gradient was finite

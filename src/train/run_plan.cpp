@@ -7,10 +7,11 @@
 namespace ampbench::train {
 namespace {
 
-constexpr util::EnumNames<PlannedKind, 5> kKindNames{{{PlannedKind::skipped, "skipped"},
+constexpr util::EnumNames<PlannedKind, 6> kKindNames{{{PlannedKind::skipped, "skipped"},
                                                       {PlannedKind::timed, "timed"},
                                                       {PlannedKind::fidelity, "fidelity"},
                                                       {PlannedKind::audited, "audited"},
+                                                      {PlannedKind::numerics, "numerics"},
                                                       {PlannedKind::profiled, "profiled"}}};
 
 }  // namespace
@@ -36,6 +37,11 @@ std::vector<PlannedTrial> plan_run(const PlanInputs& in) {
   }
   for (auto mode : runnable) {
     if (amp::is_pure_bf16(mode)) plan.push_back({PlannedKind::audited, mode, 1, in.seed});
+  }
+  if (in.numerics) {
+    for (auto mode : runnable) {
+      if (amp::sixteen_bit_format(mode)) plan.push_back({PlannedKind::numerics, mode, 1, in.seed});
+    }
   }
   if (in.profile) {
     for (auto mode : runnable) plan.push_back({PlannedKind::profiled, mode, 1, in.seed});

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <csignal>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -12,6 +13,7 @@
 #include "measure/device.h"
 #include "measure/host_sync_check.h"
 #include "measure/step_timer.h"
+#include "numerics/node_scope.h"
 #include "profile/kineto_capture.h"
 #include "train/evaluation.h"
 #include "train/float8_summary.h"
@@ -285,6 +287,8 @@ Trainer::Trainer(TrainerOptions options, const data::Dataset& dataset, const tor
 
 void Trainer::run(amp::PrecisionMode mode, models::Network& model, TrialRecord& record,
                   measure::MemoryProbe* probe, Progress* progress) const {
+  // An observer reads back every op's arguments (a host sync each): a timed trial under one would time that.
+  if (numerics::observing()) throw std::logic_error("a timed trial cannot run under a numerics observer");
   record.warmup_steps_excluded = options_.train.warmup_steps;
   TrialRun trial(options_, dataset_, device_, fault_, mode, model, record, probe, progress);
   for (int64_t epoch = 1; epoch <= options_.train.epochs; ++epoch) {

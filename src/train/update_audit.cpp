@@ -1,9 +1,8 @@
 #include "train/update_audit.h"
 
-#include <algorithm>
-
 #include "data/batch_order.h"
 #include "optim/optimizer.h"
+#include "train/sampled_steps.h"
 #include "train/training_step.h"
 
 namespace ampbench::train {
@@ -28,12 +27,7 @@ std::optional<double> UpdateAudit::lost_mass() const {
   return 1 - all_taken / all_wanted;
 }
 
-std::vector<int64_t> audited_steps(int64_t total) {
-  std::vector<int64_t> steps;
-  const int64_t samples = std::min(total, kAuditedSteps);
-  for (int64_t k = 1; k <= samples; ++k) steps.push_back((k * total + samples - 1) / samples);
-  return steps;
-}
+std::vector<int64_t> audited_steps(int64_t total) { return spread_steps(total, kAuditedSteps); }
 
 UpdateAudit audit_updates(amp::PrecisionMode mode, models::Network& model, const TrainerOptions& options,
                           const data::Dataset& dataset, const torch::Device& device) {

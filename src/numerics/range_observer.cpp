@@ -1,0 +1,211 @@
+#include "numerics/range_observer.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <utility>
+
+#include "numerics/formats.h"
+#include "numerics/node_scope.h"
+#include "numerics/op_sites.h"
+
+namespace ampbench::numerics {
+namespace {
+
+// An autograd node's ops count from depth 0 again: the whole backward runs inside aten::_backward.
+struct NodeStart : at::ObserverContext {
+  int outer_depth = 0;
+};
+
+struct OpStart : at::ObserverContext {
+  SiteTracker::Start where;
+  bool outermost = false;
+  std::vector<at::Tensor> inputs;
+};
+
+// One op result's figures on the device: the largest finite magnitude, the subnormal and non-finite counts.
+torch::Tensor figures_of(const at::Tensor& result) {
+  const auto magnitude = result.abs().to(at::kDouble);
+  const auto finite = at::isfinite(magnitude);
+  const auto tiny = *smallest_normal(result.scalar_type());
+  return at::stack({at::where(finite, magnitude, at::zeros({}, magnitude.options())).max(),
+                    ((magnitude > 0) & (magnitude < tiny)).sum().to(at::kDouble),
+                    (~finite).sum().to(at::kDouble)});
+}
+
+std::string label_of(const OpSite& site, Phase phase) {
+  if (phase == Phase::loss) return "(loss)";
+  if (site.in_module) return site.module.empty() ? site.node : site.module;
+  return site.module.empty() ? "(input)" : "after " + site.module;
+}
+
+// A layer's results so far in one direction: each op's figures (on the device) and element count.
+struct Pending {
+  std::vector<torch::Tensor> figures;
+  int64_t elements = 0;
+
+  RangeFigures read() const {
+    RangeFigures out;
+    if (figures.empty()) return out;
+    const auto all = at::stack(figures).cpu();
+    out.largest = all.select(1, 0).max().item<double>();
+    out.subnormal = int64_t(all.select(1, 1).sum().item<double>());
+    out.nonfinite = int64_t(all.select(1, 2).sum().item<double>());
+    out.elements = elements;
+    return out;
+  }
+};
+
+class ObserverState {
+ public:
+  ObserverState(const std::vector<std::pair<std::string, torch::Tensor>>& parameters, c10::ScalarType format)
+      : sites_(parameters), format_(format) {}
+
+  std::unique_ptr<at::ObserverContext> start(const at::RecordFunction& fn);
+  void end(const at::RecordFunction& fn, at::ObserverContext* context);
+  std::vector<LayerRanges> layers() const;
+
+ private:
+  std::string label_now(const SiteTracker::Start& where, Phase phase) const;
+  void count(const std::string& label, bool forward, const at::Tensor& result);
+
+  mutable std::mutex mutex_;
+  SiteTracker sites_;
+  c10::ScalarType format_;
+  std::map<int64_t, std::string> forward_labels_;               // by sequence number, for the backward ops
+  std::vector<std::string> order_;                              // the layers in the order they first ran
+  std::map<std::string, std::pair<Pending, Pending>> pending_;  // forward, backward
+};
+
+ObserverState* g_state = nullptr;
+thread_local int t_depth = 0;  // the ops running on this thread, nested
+
+std::unique_ptr<at::ObserverContext> ObserverState::start(const at::RecordFunction& fn) {
+  if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
+    enter_backward_node(fn);
+    auto node = std::make_unique<NodeStart>();
+    node->outer_depth = std::exchange(t_depth, 0);
+    return node;
+  }
+  auto start = std::make_unique<OpStart>();
+  start->outermost = ++t_depth == 1;
+  start->inputs = tensors_in(fn.inputs());
+  std::lock_guard lock(mutex_);
+  start->where = sites_.start(start->inputs, current_phase(), fn.seqNr());
+  if (is_forward(current_phase()) && fn.seqNr() >= 0)
+    forward_labels_[fn.seqNr()] = label_of(start->where.site, current_phase());
+  return start;
+}
+
+std::string ObserverState::label_now(const SiteTracker::Start& where, Phase phase) const {
+  if (phase != Phase::backward) return label_of(where.site, phase);
+  const auto node = current_backward_node();
+  const auto found = node ? forward_labels_.find(node->second) : forward_labels_.end();
+  return found == forward_labels_.end() ? "(other)" : found->second;
+}
+
+void ObserverState::end(const at::RecordFunction& fn, at::ObserverContext* context) {
+  if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
+    leave_backward_node();
+    if (context) t_depth = static_cast<NodeStart*>(context)->outer_depth;
+    return;
+  }
+  auto* start = static_cast<OpStart*>(context);
+  if (!start) return;
+  --t_depth;
+  const auto phase = current_phase();
+  const auto outputs = tensors_in(fn.outputs());
+  std::lock_guard lock(mutex_);
+  sites_.end(start->where, outputs, phase);
+  const bool forward = phase == Phase::forward || phase == Phase::loss;
+  if (!start->outermost || (!forward && phase != Phase::backward)) return;
+  const auto label = label_now(start->where, phase);
+  for (const auto& result : outputs) {
+    if (!result.defined() || result.scalar_type() != format_ || result.numel() == 0) continue;
+    const bool view = std::any_of(start->inputs.begin(), start->inputs.end(), [&](const at::Tensor& input) {
+      return input.defined() && input.is_alias_of(result);
+    });
+    if (!view) count(label, forward, result);
+  }
+}
+
+void ObserverState::count(const std::string& label, bool forward, const at::Tensor& result) {
+  auto [entry, added] = pending_.try_emplace(label);
+  if (added) order_.push_back(label);
+  auto& pending = forward ? entry->second.first : entry->second.second;
+  pending.figures.push_back(figures_of(result));
+  pending.elements += result.numel();
+}
+
+std::vector<LayerRanges> ObserverState::layers() const {
+  std::lock_guard lock(mutex_);
+  std::vector<LayerRanges> out;
+  for (const auto& label : order_) {
+    const auto& [forward, backward] = pending_.at(label);
+    out.push_back({label, forward.read(), backward.read()});
+  }
+  return out;
+}
+
+std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
+  at::DisableRecordFunctionGuard unobserved;
+  torch::NoGradGuard no_grad;
+  return g_state ? g_state->start(fn) : nullptr;
+}
+
+void on_end(const at::RecordFunction& fn, at::ObserverContext* context) {
+  at::DisableRecordFunctionGuard unobserved;
+  torch::NoGradGuard no_grad;
+  if (g_state) g_state->end(fn, context);
+}
+
+}  // namespace
+
+void merge_ranges(std::vector<LayerRanges>& into, const std::vector<LayerRanges>& from) {
+  auto add = [](RangeFigures& a, const RangeFigures& b) {
+    a.largest = std::max(a.largest, b.largest);
+    a.elements += b.elements;
+    a.subnormal += b.subnormal;
+    a.nonfinite += b.nonfinite;
+  };
+  for (const auto& layer : from) {
+    auto found =
+        std::find_if(into.begin(), into.end(), [&](const auto& l) { return l.layer == layer.layer; });
+    if (found == into.end()) {
+      into.push_back(layer);
+      continue;
+    }
+    add(found->forward, layer.forward);
+    add(found->backward, layer.backward);
+  }
+}
+
+RangeObserver::RangeObserver(const std::vector<std::pair<std::string, torch::Tensor>>& parameters,
+                             c10::ScalarType format) {
+  if (observing()) throw std::logic_error("RangeObserver: another observer is active");
+  if (!smallest_normal(format)) throw std::invalid_argument("RangeObserver: not a floating format");
+  g_state = new ObserverState(parameters, format);
+  clear_backward_nodes();
+  t_depth = 0;
+  set_observing(true);
+  handle_ =
+      at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end)
+                                .needsInputs(true)
+                                .needsOutputs(true)
+                                .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
+}
+
+RangeObserver::~RangeObserver() {
+  at::removeCallback(handle_);
+  set_observing(false);
+  delete g_state;
+  g_state = nullptr;
+}
+
+std::vector<LayerRanges> RangeObserver::layers() const {
+  at::DisableRecordFunctionGuard unobserved;  // its read-back is not the model's
+  return g_state->layers();
+}
+
+}  // namespace ampbench::numerics

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/record_function.h>
+#include <torch/torch.h>
+
+namespace ampbench::numerics {
+
+// How large the values that a layer's ops produced in a 16-bit format were.
+struct RangeFigures {
+  double largest = 0;     // the largest finite magnitude
+  int64_t elements = 0;   // the elements produced
+  int64_t subnormal = 0;  // nonzero and below the format's smallest normal: precision lost to underflow
+  int64_t nonfinite = 0;  // inf or NaN
+};
+
+// One layer's figures: a reference model's module ("layers.2"), "after M" for the weight-free ops after
+// module M (an activation function), "(input)" before the first layer, "(loss)"; an exported model's module
+// path, or its node's name at the root.
+struct LayerRanges {
+  std::string layer;
+  RangeFigures forward;   // the activations: what its forward ops returned
+  RangeFigures backward;  // the gradients its backward ops returned (fp16: at the loss scale in force)
+};
+
+// Adds `from` into `into`, layer by layer (new layers at the end).
+void merge_ranges(std::vector<LayerRanges>& into, const std::vector<LayerRanges>& from);
+
+// Watches every op (LibTorch's RecordFunction, forward and backward) from construction to destruction and
+// measures, per layer, the results in `format` (fp16 or bf16) of its outermost ops: a nested op's result is
+// its caller's (autocast's casts, a composite op's parts), and a view of an argument holds no new values.
+// The figures are counted on the device and read by layers() (a sync): an observer belongs in an untimed
+// pass, never in a timed trial. One observer of either kind at a time.
+class RangeObserver {
+ public:
+  RangeObserver(const std::vector<std::pair<std::string, torch::Tensor>>& parameters, c10::ScalarType format);
+  ~RangeObserver();
+  RangeObserver(const RangeObserver&) = delete;
+  RangeObserver& operator=(const RangeObserver&) = delete;
+
+  // Each layer, in the order its first op ran.
+  std::vector<LayerRanges> layers() const;
+
+ private:
+  at::CallbackHandle handle_ = 0;
+};
+
+}  // namespace ampbench::numerics

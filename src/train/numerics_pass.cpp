@@ -1,0 +1,145 @@
+#include "train/numerics_pass.h"
+
+#include "data/batch_order.h"
+#include "numerics/formats.h"
+#include "numerics/op_sites.h"
+#include "train/sampled_steps.h"
+#include "train/training_step.h"
+
+namespace ampbench::train {
+namespace {
+
+int64_t count_of(const torch::Tensor& figures, int64_t index) {
+  return int64_t(figures[index].item<double>());
+}
+
+// 0-dim figures on the device, read back together as doubles.
+torch::Tensor read_back(const std::vector<torch::Tensor>& figures) {
+  std::vector<torch::Tensor> doubles;
+  for (const auto& figure : figures) doubles.push_back(figure.to(torch::kDouble));
+  return torch::stack(doubles).cpu();
+}
+
+// The largest finite magnitude among the values, on the device.
+torch::Tensor largest_finite_of(const torch::Tensor& values) {
+  const auto magnitude = values.abs();
+  return torch::where(torch::isfinite(magnitude), magnitude, torch::zeros({}, magnitude.options())).max();
+}
+
+// A parameter's gradient figures at one step, read back: see ParameterNumerics.
+void add_gradient(ParameterNumerics& into, const torch::Tensor& gradient,
+                  const std::optional<torch::Tensor>& scale, c10::ScalarType format) {
+  const auto scaled = gradient.to(torch::kFloat);
+  const auto unscaled = scale ? scaled / *scale : scaled;
+  const auto at_scale = numerics::cast_counts(scaled, format);
+  const auto without = numerics::cast_counts(unscaled, format);
+  const auto figures =
+      read_back({largest_finite_of(unscaled), (~torch::isfinite(unscaled)).sum(), without.nonzero,
+                 at_scale.flushed, at_scale.subnormal, at_scale.overflow, without.flushed, without.subnormal,
+                 without.overflow, largest_finite_of(scaled)});
+  into.gradient_largest = std::max(into.gradient_largest, figures[0].item<double>());
+  into.gradient_nonfinite += count_of(figures, 1);
+  into.gradient_nonzero += count_of(figures, 2);
+  into.flushed_at_scale += count_of(figures, 3);
+  into.subnormal_at_scale += count_of(figures, 4);
+  into.overflow_at_scale += count_of(figures, 5);
+  into.flushed_unscaled += count_of(figures, 6);
+  into.subnormal_unscaled += count_of(figures, 7);
+  into.overflow_unscaled += count_of(figures, 8);
+  into.gradient_largest_at_scale = std::max(into.gradient_largest_at_scale, figures[9].item<double>());
+}
+
+// What the optimizer step did to a parameter, from its weight before the step.
+void add_update(ParameterNumerics& into, const torch::Tensor& before, const torch::Tensor& after,
+                c10::ScalarType format, bool stored_in_format) {
+  const auto update = after.to(torch::kFloat) - before;
+  const auto moved = update != 0;
+  std::vector<torch::Tensor> parts{update.square().sum(), before.square().sum(), moved.sum()};
+  if (!stored_in_format) {
+    // The weight as the format would hold it, and that weight plus the update, rounded back into the format.
+    const auto held = before.to(format);
+    parts.push_back((moved & ((held.to(torch::kFloat) + update).to(format) == held)).sum());
+  }
+  const auto figures = read_back(parts);
+  into.update_squares += figures[0].item<double>();
+  into.weight_squares += figures[1].item<double>();
+  into.updates += count_of(figures, 2);
+  if (!stored_in_format) into.updates_lost = into.updates_lost.value_or(0) + count_of(figures, 3);
+}
+
+class NumericsReplay {
+ public:
+  NumericsReplay(NumericsRecord& record, models::Network& model, TrainingStep& step)
+      : record_(record), step_(step), parameters_(numerics::named_parameters(model)) {
+    for (const auto& [name, tensor] : parameters_) record_.parameters.push_back({name});
+  }
+
+  // Runs step `index` of the epoch's `order` (a boundary step) under the observer and reads its figures.
+  void measure(const torch::Tensor& order, int64_t index) {
+    {
+      numerics::RangeObserver observer(parameters_, record_.format);
+      step_.backward(step_.loss(order, index));
+      numerics::merge_ranges(record_.layers, observer.layers());
+    }
+    torch::NoGradGuard no_grad;
+    std::optional<torch::Tensor> scale;
+    if (step_.scaler()) {
+      scale = step_.scaler()->scale_tensor().clone();
+      record_.loss_scales.push_back(scale->item<double>());
+    }
+    std::vector<torch::Tensor> before;
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      const auto& tensor = parameters_[i].second;
+      record_.parameters[i].elements += tensor.numel();
+      if (tensor.grad().defined()) add_gradient(record_.parameters[i], tensor.grad(), scale, record_.format);
+      before.push_back(tensor.detach().to(torch::kFloat, /*non_blocking=*/false, /*copy=*/true));
+    }
+    step_.step_on_boundary(index);
+    const bool stored_in_format = amp::is_pure_bf16(record_.mode);
+    for (size_t i = 0; i < parameters_.size(); ++i)
+      add_update(record_.parameters[i], before[i], parameters_[i].second.detach(), record_.format,
+                 stored_in_format);
+  }
+
+ private:
+  NumericsRecord& record_;
+  TrainingStep& step_;
+  std::vector<std::pair<std::string, torch::Tensor>> parameters_;
+};
+
+}  // namespace
+
+NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
+                                const TrainerOptions& options, const data::Dataset& dataset,
+                                const torch::Device& device, int64_t samples) {
+  TrainingStep step(options, mode, model, dataset, device);
+  const int64_t accumulation = options.train.accumulation_steps;
+  const int64_t updates_per_epoch = (step.steps_per_epoch() + accumulation - 1) / accumulation;
+  NumericsRecord record;
+  record.mode = mode;
+  record.format = amp::sixteen_bit_format(mode).value();
+  record.steps = spread_steps(options.train.epochs * updates_per_epoch, samples);
+  NumericsReplay replay(record, model, step);
+  model.train();
+  int64_t update = 0;
+  size_t next = 0;
+  for (int64_t epoch = 1; epoch <= options.train.epochs && next < record.steps.size(); ++epoch) {
+    auto order = data::epoch_order(options.seed, epoch, dataset.train_size());
+    if (dataset.staged) order = order.to(device);
+    step.zero_grad();
+    for (int64_t i = 0; i < step.steps_per_epoch() && next < record.steps.size(); ++i) {
+      const bool boundary = (i + 1) % accumulation == 0 || i + 1 == step.steps_per_epoch();
+      if (boundary && update + 1 == record.steps[next]) {
+        replay.measure(order, i);
+        ++next;
+      } else if (!step.backward_and_step(step.loss(order, i), i)) {
+        continue;
+      }
+      ++update;
+      step.zero_grad();
+    }
+  }
+  return record;
+}
+
+}  // namespace ampbench::train

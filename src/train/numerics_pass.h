@@ -1,0 +1,60 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "amp/precision_mode.h"
+#include "data/dataset.h"
+#include "models/network.h"
+#include "numerics/range_observer.h"
+#include "train/trainer_options.h"
+
+namespace ampbench::train {
+
+// One parameter's gradients and updates at the sampled steps, summed over them (elements: its size times the
+// steps). Gradients are read after backward, before any unscaling or clipping; updates are the change the
+// optimizer step made to the weight.
+struct ParameterNumerics {
+  std::string name;  // "layers.2.weight"
+  int64_t elements = 0;
+  double gradient_largest = 0;           // the largest finite |gradient|, unscaled
+  double gradient_largest_at_scale = 0;  // and as it was, at the loss scale in force (fp16)
+  int64_t gradient_nonfinite = 0;
+  int64_t gradient_nonzero = 0;
+  // The gradient cast into the 16-bit format: at the loss scale in force (fp16; as the scaled gradient
+  // would be stored) and unscaled (as it would be stored without a GradScaler). Nonzero elements the cast
+  // makes zero (flushed) or subnormal, and finite ones it makes infinite (overflow).
+  int64_t flushed_at_scale = 0, subnormal_at_scale = 0, overflow_at_scale = 0;
+  int64_t flushed_unscaled = 0, subnormal_unscaled = 0, overflow_unscaled = 0;
+  double update_squares = 0, weight_squares = 0;  // sums of squares, before the step: the update/weight ratio
+  int64_t updates = 0;  // elements the step changed (or, fp32 weights, would change)
+  // Of them, those that would be lost were the weight stored in the format (rounded to nearest, the update
+  // below half its ulp); empty where the weights are stored in it already (the pure bf16 modes: their
+  // lost-update audit counts the updates rounding actually lost).
+  std::optional<int64_t> updates_lost;
+};
+
+// A 16-bit mode's numerics pass: how close its values ran to the format's limits.
+struct NumericsRecord {
+  amp::PrecisionMode mode = amp::PrecisionMode::fp16;
+  c10::ScalarType format = c10::ScalarType::Half;  // the mode's 16-bit format
+  std::vector<int64_t> steps;                      // the sampled optimizer steps, 1-based over the trial
+  std::vector<double> loss_scales;                 // fp16: the loss scale in force at each sampled step
+  std::vector<numerics::LayerRanges> layers;       // activations and gradients, per layer
+  std::vector<ParameterNumerics> parameters;
+  std::optional<std::string> failure;  // the pass failed (an error's first line): no figures
+};
+
+// Replays a trial of `mode` (one with amp::sixteen_bit_format) from `model` (fresh from the run's initial
+// state) with the trainer's options, data order and seed, outside any timed region, and measures `samples`
+// optimizer steps spread over the trial: each under a numerics::RangeObserver, its gradients and update read
+// after it.
+NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
+                                const TrainerOptions& options, const data::Dataset& dataset,
+                                const torch::Device& device, int64_t samples);
+
+}  // namespace ampbench::train
