@@ -175,18 +175,11 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext* context) {
 NonFiniteObserver::NonFiniteObserver(const std::vector<std::pair<std::string, torch::Tensor>>& parameters) {
   if (observing()) throw std::logic_error("NonFiniteObserver: another observer is active");
   g_state = new ObserverState(parameters);
-  clear_backward_nodes();
-  set_observing(true);
-  handle_ =
-      at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end)
-                                .needsInputs(true)
-                                .needsOutputs(true)
-                                .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
+  handle_ = install_observer(on_start, on_end, "NonFiniteObserver");
 }
 
 NonFiniteObserver::~NonFiniteObserver() {
-  at::removeCallback(handle_);
-  set_observing(false);
+  remove_observer(handle_);
   delete g_state;
   g_state = nullptr;
 }

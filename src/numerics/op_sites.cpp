@@ -1,5 +1,7 @@
 #include "numerics/op_sites.h"
 
+#include <stdexcept>
+
 #include "numerics/node_scope.h"
 
 namespace ampbench::numerics {
@@ -92,6 +94,22 @@ std::vector<at::Tensor> tensors_in(c10::ArrayRef<const c10::IValue> values) {
 
 std::vector<at::Tensor> tensors_in(const std::vector<c10::IValue>& values) {
   return tensors_in(c10::ArrayRef<const c10::IValue>(values.data(), values.size()));
+}
+
+at::CallbackHandle install_observer(at::RecordFunctionCallback::StartCallback start,
+                                    at::RecordFunctionCallback::EndCallback end, const char* who) {
+  if (observing()) throw std::logic_error(std::string(who) + ": another observer is active");
+  clear_backward_nodes();
+  set_observing(true);
+  return at::addGlobalCallback(at::RecordFunctionCallback(start, end)
+                                   .needsInputs(true)
+                                   .needsOutputs(true)
+                                   .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
+}
+
+void remove_observer(at::CallbackHandle handle) {
+  at::removeCallback(handle);
+  set_observing(false);
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> named_parameters(const torch::nn::Module& model) {

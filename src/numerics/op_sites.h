@@ -57,6 +57,13 @@ class SiteTracker {
 void enter_backward_node(const at::RecordFunction& fn);
 void leave_backward_node();
 void clear_backward_nodes();
+
+// An observer's global RecordFunction callbacks, on every op and autograd node with their inputs and
+// outputs; installing also clears the backward-node stack and marks an observer active (observing()).
+// `who` names the observer in the error when another is active already: they would not nest.
+at::CallbackHandle install_observer(at::RecordFunctionCallback::StartCallback start,
+                                    at::RecordFunctionCallback::EndCallback end, const char* who);
+void remove_observer(at::CallbackHandle handle);
 // The innermost one: (name, sequence number); empty outside backward nodes.
 std::optional<std::pair<std::string, int64_t>> current_backward_node();
 

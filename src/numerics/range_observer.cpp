@@ -186,19 +186,12 @@ RangeObserver::RangeObserver(const std::vector<std::pair<std::string, torch::Ten
   if (observing()) throw std::logic_error("RangeObserver: another observer is active");
   if (!smallest_normal(format)) throw std::invalid_argument("RangeObserver: not a floating format");
   g_state = new ObserverState(parameters, format);
-  clear_backward_nodes();
   t_depth = 0;
-  set_observing(true);
-  handle_ =
-      at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end)
-                                .needsInputs(true)
-                                .needsOutputs(true)
-                                .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
+  handle_ = install_observer(on_start, on_end, "RangeObserver");
 }
 
 RangeObserver::~RangeObserver() {
-  at::removeCallback(handle_);
-  set_observing(false);
+  remove_observer(handle_);
   delete g_state;
   g_state = nullptr;
 }
