@@ -137,4 +137,29 @@ class ProgramBuilder {
       weights_;  // name, value, parameter, trainable
 };
 
+// An exported MLP written to `archive`: x [batch, features] -> linear (body) "hidden" [batch, width] -> relu
+// "activated" -> linear (head) "scores" [batch, classes]; head's weights a tenth of body's scale.
+inline void write_two_linear_program(const std::filesystem::path& archive, int64_t features, int64_t width,
+                                     int64_t classes) {
+  const auto sizes = [](int64_t columns) { return std::vector<json>{batch_size(2), static_size(columns)}; };
+  ProgramBuilder b;
+  const auto w0 = b.state("body.weight", torch::randn({width, features}), true);
+  const auto b0 = b.state("body.bias", torch::zeros({width}), true);
+  const auto w1 = b.state("head.weight", torch::randn({classes, width}) * 0.1, true);
+  const auto b1 = b.state("head.bias", torch::zeros({classes}), true);
+  b.user_input("x", sizes(features));
+  const std::string linear = "torch.ops.aten.linear.default";
+  b.node(linear,
+         {{"input", tensor_argument("x")}, {"weight", tensor_argument(w0)}, {"bias", tensor_argument(b0)}},
+         "hidden", sizes(width));
+  b.node("torch.ops.aten.relu.default", {{"self", tensor_argument("hidden")}}, "activated", sizes(width));
+  b.node(linear,
+         {{"input", tensor_argument("activated")},
+          {"weight", tensor_argument(w1)},
+          {"bias", tensor_argument(b1)}},
+         "scores", sizes(classes));
+  b.output("scores");
+  b.write(archive);
+}
+
 }  // namespace ampbench::testing

@@ -134,26 +134,8 @@ TEST_F(Numerics, ALossScaleTooLowMakesTheGradientsUnderflowThatItWouldOtherwiseK
 
 TEST_F(Numerics, AnExportedModelsLayersAreItsGraphNodes) {
   constexpr int64_t kFeatures = 48, kWidth = 64, kClasses = 4;
-  const auto sizes = [](int64_t columns) { return std::vector<json>{batch_size(2), static_size(columns)}; };
-  ProgramBuilder b;
-  const auto w0 = b.state("body.weight", torch::randn({kWidth, kFeatures}), true);
-  const auto b0 = b.state("body.bias", torch::zeros({kWidth}), true);
-  const auto w1 = b.state("head.weight", torch::randn({kClasses, kWidth}) * 0.1, true);
-  const auto b1 = b.state("head.bias", torch::zeros({kClasses}), true);
-  b.user_input("x", sizes(kFeatures));
-  const std::string linear = "torch.ops.aten.linear.default";
-  b.node(linear,
-         {{"input", tensor_argument("x")}, {"weight", tensor_argument(w0)}, {"bias", tensor_argument(b0)}},
-         "hidden", sizes(kWidth));
-  b.node("torch.ops.aten.relu.default", {{"self", tensor_argument("hidden")}}, "activated", sizes(kWidth));
-  b.node(linear,
-         {{"input", tensor_argument("activated")},
-          {"weight", tensor_argument(w1)},
-          {"bias", tensor_argument(b1)}},
-         "scores", sizes(kClasses));
-  b.output("scores");
   const auto archive = dir_ / "model.pt2";
-  b.write(archive);
+  write_two_linear_program(archive, kFeatures, kWidth, kClasses);
   auto config = tiny_config();
   config["model"] = {{"type", "exported"}, {"options", {{"path", archive.string()}}}};
   config["data"]["synthetic"]["shape"] = {kFeatures};
