@@ -16,8 +16,6 @@ import re
 import sys
 from pathlib import Path
 
-SIXTEEN_BIT = ("fp16", "bf16")
-FLOAT8 = ("fp8", "fp8-rowwise")  # bf16 with the linear layers in float8
 MIN_SIXTEEN_BIT_SHARE = 0.95
 FLOPS_TOLERANCE = 0.10
 STEP_SUM_RANGE = (0.97, 1.0)
@@ -26,7 +24,7 @@ STATIC_SLACK_CUDA_BYTES = 64 * 2**20  # library workspaces (cuBLAS's come from t
 SAME_PEAK_TOLERANCE = 0.02
 # CUDA runtime and driver calls, CUPTI's overhead events, and device work: none is a host operator.
 RUNTIME_NAME = re.compile(r"^(cuda[A-Z_]|cu[A-Z]|Memcpy|Memset|Instrumentation|Overhead|Runtime Triggered)")
-TF32_MODES = ("tf32", "bf16") + FLOAT8  # what ampbench's modes allow on CUDA (amp::allows_tf32)
+WEIGHT_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 OPTIMIZER_SLOTS = {"adamw": 2, "adam": 2}
 
 
@@ -49,6 +47,24 @@ def load(run):
         sys.exit(f"gpu_judge: cannot read {path}: {error}")
 
 
+def modes_of(report):
+    """Each mode's row of the recipe table, as the report records it (report.json's modes): what a mode
+    runs in is read there, never copied here."""
+    if "modes" not in report:
+        sys.exit("gpu_judge: the report has no modes (schema 16 or later): rerun it with this ampbench")
+    return {row["name"]: row for row in report["modes"]}
+
+
+def low_precision(row):
+    """Its matrix products run in 16 bits or fewer: under autocast, or with 16-bit weights (pure bf16)."""
+    return row["autocast"] is not None or row["weights"] != "fp32"
+
+
+def mixed_16bit(row):
+    """fp16 and bf16: autocast in 16 bits, no float8 layers."""
+    return row["autocast"] is not None and row["linear_recipe"] is None
+
+
 def finished(trials):
     return [t for t in trials if t["status"] == "ok"]
 
@@ -60,6 +76,7 @@ def judge_trials(judge, report, name):
 
 
 def judge_profiles(judge, report, name, host_time):
+    rows = modes_of(report)
     for p in report["profiles"]:
         where = f"{name} {p['mode']} profile"
         if p["status"] != "ok":
@@ -71,12 +88,13 @@ def judge_profiles(judge, report, name, host_time):
         runtime = [op["name"] for op in p["top_ops"] if RUNTIME_NAME.match(op["name"])]
         judge.check(not runtime, f"{where} no runtime calls among ops", ", ".join(runtime) or "none")
         share = p["precision"]["low_precision_flop_share"]
-        if p["mode"] in SIXTEEN_BIT + FLOAT8:
+        row = rows[p["mode"]]
+        if low_precision(row):
             judge.check(share is not None and share >= MIN_SIXTEEN_BIT_SHARE,
                         f"{where} 16-bit or float8 FLOP share >= {MIN_SIXTEEN_BIT_SHARE}", share)
         else:
             judge.check(share in (None, 0), f"{where} 16-bit FLOP share 0", share)
-        if p["mode"] in FLOAT8:
+        if row["linear_recipe"] is not None and not row["emulated"]:
             float8 = p["precision"]["float8_flop_share"]
             judge.check(bool(float8), f"{where} float8 FLOP share > 0", float8)
         judge_flops(judge, report, p, where)
@@ -130,11 +148,14 @@ def judge_timing(judge, report, name):
                 f"sum of steps / epoch from {min(ratios):.4f} to {max(ratios):.4f} over {len(ratios)} epochs")
 
 
-def optimizer_slots(optimizer):
+def optimizer_slots(optimizer, row):
+    """The parameter-sized tensors beside the weights and gradients: the optimizer's state, and a Kahan
+    compensation buffer where the row rounds so."""
+    kahan = 1 if row["update_rounding"] == "kahan" else 0
     kind = optimizer.get("type", "sgd")
     if kind in OPTIMIZER_SLOTS:
-        return OPTIMIZER_SLOTS[kind]
-    return 1 if optimizer.get("momentum", 0) else 0
+        return OPTIMIZER_SLOTS[kind] + kahan
+    return (1 if optimizer.get("momentum", 0) else 0) + kahan
 
 
 def judge_memory(judge, report, name):
@@ -142,19 +163,22 @@ def judge_memory(judge, report, name):
     if parameters is None:
         judge.check(False, f"{name} static memory", "the report has no model_parameters (schema 8 or later)")
         return
-    slots = optimizer_slots(report["config"]["train"].get("optimizer", {}))
-    expected = parameters * 4 * (2 + slots)  # fp32 weights, gradients and optimizer state
+    rows = modes_of(report)
     low, high = STATIC_SLACK
     slack = STATIC_SLACK_CUDA_BYTES if report["environment"]["device"].startswith("cuda") else 0
     summaries = {s["mode"]: s for s in report["summary"]}
     for mode, s in summaries.items():
+        # Weights, gradients and optimizer state, each in the row's weight format.
+        tensors = 2 + optimizer_slots(report["config"]["train"].get("optimizer", {}), rows[mode])
+        size = WEIGHT_BYTES[rows[mode]["weights"]]
+        expected = parameters * size * tensors
         static = s["static_bytes"]
         judge.check(static is not None and low * expected <= static <= high * expected + slack,
-                    f"{name} {mode} static memory = parameters x 4 bytes x {2 + slots}",
+                    f"{name} {mode} static memory = parameters x {size} bytes x {tensors}",
                     f"{static} bytes against {expected}")
     fp32 = summaries.get("fp32")
-    for mode in SIXTEEN_BIT:
-        if fp32 and mode in summaries and fp32["activation_bytes"]:
+    for mode in [m for m in summaries if rows[m]["autocast"] is not None]:
+        if fp32 and fp32["activation_bytes"]:
             ours = summaries[mode]["activation_bytes"]
             judge.check(ours is not None and ours < fp32["activation_bytes"],
                         f"{name} {mode} activation peak below fp32's", f"{ours} against {fp32['activation_bytes']}")
@@ -162,8 +186,9 @@ def judge_memory(judge, report, name):
 
 def judge_tf32_flags(judge, report, name):
     on_cuda = report["environment"]["device"].startswith("cuda")
+    rows = modes_of(report)
     wrong = [f"{t['mode']} trial {t['trial']}: {t['tf32']}" for t in finished(report["trials"])
-             if t["tf32"] != (on_cuda and t["mode"] in TF32_MODES)]
+             if t["tf32"] != (on_cuda and rows[t["mode"]]["tf32"])]
     judge.check(not wrong, f"{name} TF32 set only where the mode allows it", "; ".join(wrong) or "as each mode says")
 
 
@@ -174,10 +199,11 @@ def interval(summary, mode):
 
 def judge_speed(judge, report, name):
     summary = {s["mode"]: s for s in report["summary"]}
+    rows = modes_of(report)
     tf32 = interval(summary, "tf32")
     judge.check(bool(tf32) and tf32[0] > 1.0, f"{name} tf32 faster than strict fp32",
                 f"speed-up interval {tf32}" if tf32 else "no interval for tf32")
-    for mode in SIXTEEN_BIT:
+    for mode in [m for m in summary if mixed_16bit(rows[m])]:
         ours = interval(summary, mode)
         judge.check(bool(ours and tf32) and ours[0] > tf32[1], f"{name} {mode} faster than tf32",
                     f"speed-up interval {ours} against tf32's {tf32}")

@@ -36,6 +36,17 @@ def refuse(message, code=2):
     sys.exit(code)
 
 
+DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+
+
+def recipe_rows(args):
+    """ampbench's recipe table (`--list-modes json`): what each mode runs in, read rather than copied."""
+    done = subprocess.run([args.ampbench, "--list-modes", "json"], capture_output=True, text=True)
+    if done.returncode != 0:
+        refuse(done.stderr.strip() or f"{args.ampbench} --list-modes json failed", done.returncode)
+    return {row["name"]: row for row in json.loads(done.stdout)}
+
+
 def resolved_config(args, overrides):
     command = [args.ampbench, "--config", args.config, "--dry-run", *overrides]
     done = subprocess.run(command, capture_output=True, text=True)
@@ -385,13 +396,15 @@ def fused_sgd_updates_bf16(device):
     return bool((weight != 0).all())
 
 
-def train_mode(cfg, mode, data, shape, classes, device, module=None):
+def train_mode(cfg, row, data, shape, classes, device, module=None):
+    """One trial of the mode `row` (its row of ampbench's recipe table)."""
     train, precision = cfg["train"], cfg["precision"]
     x_train, y_train, x_val, y_val = data
-    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(mode)
-    # bf16-pure: the model, its gradients and AdamW's state in bf16, no autocast, the loss in fp32.
-    weights = torch.bfloat16 if mode == "bf16-pure" else torch.float32
-    tf32 = device.type == "cuda" and mode in ("tf32", "bf16", "bf16-pure")
+    dtype = DTYPES.get(row["autocast"])
+    # A pure mode: the model, its gradients and the optimizer's state in the row's weight format, no
+    # autocast, the loss in fp32.
+    weights = DTYPES[row["weights"]]
+    tf32 = device.type == "cuda" and row["tf32"]
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
     torch.backends.cudnn.benchmark = train["cudnn_benchmark"]
@@ -422,7 +435,7 @@ def train_mode(cfg, mode, data, shape, classes, device, module=None):
     s = precision["grad_scaler"]
     scaler = torch.amp.GradScaler(device.type, init_scale=s["init_scale"], growth_factor=s["growth_factor"],
                                   backoff_factor=s["backoff_factor"], growth_interval=s["growth_interval"],
-                                  enabled=mode == "fp16")
+                                  enabled=row["gradient_guard"] == "grad_scaler")
     batch, accumulation = train["batch_size"], train["accumulation_steps"]
     steps = x_train.size(0) // batch
 
@@ -504,20 +517,23 @@ def main():
     if cfg["model"]["type"] == "exported":  # its module checked before anything trains
         exported_module(args.module, cfg["model"]["options"]["path"], shape, classes)
 
-    unwritten = [m for m in cfg["precision"]["modes"] if m.startswith("bf16-pure-") or m.startswith("fp8")]
+    rows = recipe_rows(args)
+    # Rounded updates and float8 layers are not PyTorch's own: torchao's, or ampbench's optimizer's.
+    unwritten = [m for m in cfg["precision"]["modes"]
+                 if rows[m]["linear_recipe"] is not None or rows[m]["update_rounding"] != "nearest"]
     if unwritten:
         refuse(f"peer_pytorch.py: {', '.join(unwritten)} not written here yet: their rounding is torchao's, not "
                "PyTorch's own")
     trials = []
     for trial in range(1, cfg["repeats"] + 1):
         for mode in cfg["precision"]["modes"]:
-            if mode == "tf32" and device.type != "cuda":
+            if rows[mode]["arithmetic"] == "tf32" and device.type != "cuda":
                 if trial == 1:
                     trials.append({"mode": mode, "trial": 1, "status": "skipped", "epochs": [],
                                    "memory": {"peak_bytes": None}})
                 continue
             print(f"peer: {mode} trial {trial}", file=sys.stderr)
-            epochs, peak = train_mode(cfg, mode, data, shape, classes, device, args.module)
+            epochs, peak = train_mode(cfg, rows[mode], data, shape, classes, device, args.module)
             trials.append({"mode": mode, "trial": trial, "status": "ok", "epochs": epochs,
                            "memory": {"probe": "torch.cuda.max_memory_allocated" if peak is not None else None,
                                       "peak_bytes": peak}})

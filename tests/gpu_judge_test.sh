@@ -61,10 +61,32 @@ PY
     { echo "a bf16 activation peak equal to fp32's passed:"; cat "$out/judge.txt"; exit 1; }
 fi
 
+# The TF32 check reads each mode's row from the report: on a GPU, a pure bf16 trial with TF32 on is right
+# and one with it off is wrong (a judge that copied a list of modes had it backwards).
+"$ampbench" --list-modes json > "$out/modes.json"
+for tf32 in True False; do
+  "$python" - "$report" "$out/planted.json" "$out/modes.json" "$tf32" <<'PY'
+import copy, json, sys
+r = json.load(open(sys.argv[1]))
+rows = {m["name"]: m for m in json.load(open(sys.argv[3]))}
+r["environment"]["device"] = "cuda:0"
+r["modes"] = [rows[m] for m in ("fp32", "bf16", "bf16-pure")]
+pure = copy.deepcopy(r["trials"][0])
+pure.update(mode="bf16-pure", tf32=sys.argv[4] == "True")
+r["trials"] = [dict(t, tf32=rows[t["mode"]]["tf32"]) for t in r["trials"]] + [pure]
+json.dump(r, open(sys.argv[2], "w"))
+PY
+  judge "$out/planted.json" --host-time || true
+  expected=$([[ $tf32 == True ]] && echo PASS || echo FAIL)
+  grep -q "^$expected judge-test TF32 set only where the mode allows it" "$out/judge.txt" ||
+    { echo "a GPU bf16-pure trial with tf32=$tf32 did not $expected:"; cat "$out/judge.txt"; exit 1; }
+done
+
 # Speed and peaks on planted summaries: intervals that decide, and ones that do not.
-"$python" - "$report" "$out" <<'PY'
+"$python" - "$report" "$out" "$out/modes.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+r["modes"] = [m for m in json.load(open(sys.argv[3])) if m["name"] in ("fp32", "tf32", "fp16", "bf16")]
 r["summary"] = [{"mode": m, "speedup_interval_95": i, "peak_bytes": p, "static_bytes": None, "activation_bytes": None}
                 for m, i, p in [("fp32", None, 1000), ("tf32", [1.4, 1.6], 900), ("fp16", [2.5, 2.9], 600),
                                 ("bf16", [2.4, 2.8], 600)]]
@@ -84,4 +106,4 @@ grep -q "^PASS judge-test bf16 faster than tf32" "$out/judge.txt" &&
 ! judge "$out/fast.json" --reversed "$out/other-peaks.json" &&
   grep -q "^FAIL judge-test bf16 peak the same with the modes reversed" "$out/judge.txt" ||
   { echo "peaks 15 % apart passed:"; cat "$out/judge.txt"; exit 1; }
-echo "gpu_judge.py: a sound run passes, $((${#cases[@]} + 3)) planted wrong figures fail"
+echo "gpu_judge.py: a sound run passes, $((${#cases[@]} + 4)) planted wrong figures fail"

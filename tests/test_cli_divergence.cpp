@@ -20,7 +20,7 @@ class Divergence : public Cli {
                 (fault.empty() ? "" : " --inject-fault " + fault));
     EXPECT_EQ(last_.exit_code, 0) << last_.err;
     report_ = json::parse(read_file(run_folders().at(0) / "report.json"));
-    EXPECT_EQ(report_["schema_version"], 15);
+    EXPECT_EQ(report_["schema_version"], report::kSchemaVersion);
     for (const auto& trial : report_["trials"]) {
       if (trial["mode"] == mode) return trial;
     }

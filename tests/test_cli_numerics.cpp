@@ -68,9 +68,10 @@ TEST_F(Numerics, EachSixteenBitModeIsMeasuredAtTheSampledStepsLayerByLayer) {
         if (figures["elements"] == 0) continue;
         const double largest = figures["largest"];
         EXPECT_LE(largest, record["format_largest"].get<double>());
-        if (largest > 0)
+        if (largest > 0) {
           EXPECT_NEAR(figures["headroom_binades"].get<double>(),
                       std::log2(record["format_largest"].get<double>() / largest), 1e-9);
+        }
       }
     }
     // Per parameter: the parameter's elements at each sampled step, and what its update did.

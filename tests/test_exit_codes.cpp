@@ -30,7 +30,8 @@ run::Outcome outcome_with(const Causes& c) {
   if (c.trial_failed) o.report.measured.trials.push_back(trial(TrialStatus::failed));
   if (c.fidelity_failed) o.report.measured.fidelity_trials.push_back(trial(TrialStatus::failed));
   if (c.profile_failed)
-    o.report.measured.profiles.push_back({profile::ProfileRecord{.failure = "injected error"}});
+    o.report.measured.profiles.push_back({profile::ProfileRecord{
+        .mode = amp::PrecisionMode::fp32, .profile = {}, .failure = "injected error", .wall_seconds = 0}});
   if (!c.nothing_measured) o.report.summary.emplace_back();
   report::GateResult gate;
   gate.passed = !c.gate_failed;

@@ -16,21 +16,21 @@ namespace {
 
 using ampbench::amp::Float8Layers;
 using ampbench::amp::Float8Operand;
-using ampbench::amp::Float8Recipe;
 using ampbench::amp::Float8Scope;
 using ampbench::amp::Float8Settings;
+using ampbench::amp::LinearRecipe;
 using ampbench::amp::PrecisionMode;
 
 constexpr auto kE4m3 = c10::ScalarType::Float8_e4m3fn;
 constexpr auto kE5m2 = c10::ScalarType::Float8_e5m2;
 
-double scale_of(double amax, c10::ScalarType format, Float8Recipe recipe = Float8Recipe::tensorwise) {
+double scale_of(double amax, c10::ScalarType format, LinearRecipe recipe = LinearRecipe::tensorwise) {
   return ampbench::amp::float8_scale(torch::tensor(amax), format, recipe).item<double>();
 }
 
 // x as the float8 product sees it: cast with `scale` along its rows (or whole), then back to fp32 and
 // divided by the scale.
-torch::Tensor dequantized(const torch::Tensor& x, Float8Recipe recipe, c10::ScalarType format) {
+torch::Tensor dequantized(const torch::Tensor& x, LinearRecipe recipe, c10::ScalarType format) {
   auto amax = ampbench::amp::float8_amax(x, recipe, -1);
   auto scale = ampbench::amp::float8_scale(amax, format, recipe);
   return ampbench::amp::to_float8(x, scale, format).to(torch::kFloat) / scale;
@@ -42,7 +42,7 @@ struct Products {
 
 // The three products of a linear layer quantized as the recipe says, multiplied in fp32.
 Products reference(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& go,
-                   Float8Recipe recipe) {
+                   LinearRecipe recipe) {
   using ampbench::amp::float8_format;
   const auto in = float8_format(recipe, Float8Operand::input),
              wt = float8_format(recipe, Float8Operand::weight),
@@ -78,7 +78,7 @@ double relative_error(const torch::Tensor& a, const torch::Tensor& b) {
 TEST(Float8Scaling, TheScaleMapsTheAmaxOntoTheFormatsLargestValue) {
   EXPECT_FLOAT_EQ(scale_of(2.0, kE4m3), 224.0f);
   EXPECT_FLOAT_EQ(scale_of(2.0, kE5m2), 28672.0f);
-  EXPECT_FLOAT_EQ(scale_of(2.0, kE4m3, Float8Recipe::rowwise), 128.0f);      // rounded down to a power of 2
+  EXPECT_FLOAT_EQ(scale_of(2.0, kE4m3, LinearRecipe::rowwise), 128.0f);      // rounded down to a power of 2
   EXPECT_FLOAT_EQ(scale_of(0.0, kE4m3), static_cast<float>(448.0 / 1e-12));  // finite: no division by 0
   EXPECT_EQ(scale_of(std::numeric_limits<double>::infinity(), kE4m3), 0.0);
   EXPECT_TRUE(std::isnan(scale_of(std::nan(""), kE4m3)));
@@ -99,8 +99,8 @@ TEST(Float8Scaling, TheCastSaturatesValuesBeyondTheFormatsRange) {
 TEST(Float8Linear, TensorwiseProductsEqualQuantizingAndMultiplyingInFp32) {
   torch::manual_seed(0);
   auto x = torch::randn({32, 48}), w = torch::randn({16, 48}) * 0.1, go = torch::randn({32, 16}) * 1e-3;
-  const auto want = reference(x, w, go, Float8Recipe::tensorwise);
-  const auto got = ours(x, w, go, {Float8Recipe::tensorwise});
+  const auto want = reference(x, w, go, LinearRecipe::tensorwise);
+  const auto got = ours(x, w, go, {LinearRecipe::tensorwise});
   EXPECT_LT(relative_error(got.output, want.output), 1e-6);
   EXPECT_LT(relative_error(got.grad_input, want.grad_input), 1e-6);
   EXPECT_LT(relative_error(got.grad_weight, want.grad_weight), 1e-6);
@@ -126,20 +126,20 @@ double graded_error(const torch::Tensor& a, const torch::Tensor& b) {
 TEST(Float8Linear, RowwiseProductsEqualQuantizingAndMultiplyingToBf16Rounding) {
   torch::manual_seed(1);
   auto x = graded(32, 48), w = graded(16, 48), go = graded(32, 16);
-  const auto want = reference(x, w, go, Float8Recipe::rowwise);
-  const auto got = ours(x, w, go, {Float8Recipe::rowwise});
+  const auto want = reference(x, w, go, LinearRecipe::rowwise);
+  const auto got = ours(x, w, go, {LinearRecipe::rowwise});
   // The rowwise kernel writes bf16: two of bf16's units in the last place.
   EXPECT_LT(graded_error(got.output, want.output), 8e-3);
   EXPECT_LT(graded_error(got.grad_input, want.grad_input), 8e-3);
   EXPECT_LT(graded_error(got.grad_weight, want.grad_weight), 8e-3);
   // A tensorwise cast of the same operands loses their small rows: rowwise scaling is not tensorwise.
-  const auto tensorwise = reference(x, w, go, Float8Recipe::tensorwise);
+  const auto tensorwise = reference(x, w, go, LinearRecipe::tensorwise);
   EXPECT_GT(graded_error(tensorwise.output, want.output), 0.5);
 }
 
 TEST(Float8Linear, AnAllZeroInputGivesZerosAndANonFiniteOneGivesNonFiniteOutputs) {
   auto w = torch::randn({16, 16});
-  for (auto recipe : {Float8Recipe::tensorwise, Float8Recipe::rowwise}) {
+  for (auto recipe : {LinearRecipe::tensorwise, LinearRecipe::rowwise}) {
     SCOPED_TRACE(std::string(ampbench::amp::to_string(recipe)));
     const auto zeros = ours(torch::zeros({16, 16}), w, torch::ones({16, 16}), {recipe});
     EXPECT_EQ(zeros.output.abs().max().item<float>(), 0.0f);
@@ -158,8 +158,8 @@ TEST(Float8Linear, AnAllZeroInputGivesZerosAndANonFiniteOneGivesNonFiniteOutputs
 TEST(Float8Linear, APlantedScaleFactorSaturatesTheProducts) {
   torch::manual_seed(2);
   auto x = torch::randn({16, 32}), w = torch::randn({16, 32}), go = torch::randn({16, 16});
-  const auto want = reference(x, w, go, Float8Recipe::tensorwise);
-  const auto broken = ours(x, w, go, {Float8Recipe::tensorwise, 1e6});
+  const auto want = reference(x, w, go, LinearRecipe::tensorwise);
+  const auto broken = ours(x, w, go, {LinearRecipe::tensorwise, 1e6});
   EXPECT_GT(relative_error(broken.output, want.output), 0.5);
 }
 
@@ -172,9 +172,9 @@ TEST(Float8Linear, OnlyAFloat8ScopeWithShapesOfSixteensRunsInFloat8) {
   auto narrow = torch::randn({10, 32});  // 10 outputs: not a multiple of 16
   torch::Tensor float8;
   {
-    Float8Scope scope(Float8Settings{Float8Recipe::tensorwise}, &layers);
+    Float8Scope scope(Float8Settings{LinearRecipe::tensorwise}, &layers);
     float8 = ampbench::amp::linear(x, w, b);
-    EXPECT_TRUE(float8.equal(ampbench::amp::float8_matmul(x, w, {Float8Recipe::tensorwise}) + b));
+    EXPECT_TRUE(float8.equal(ampbench::amp::float8_matmul(x, w, {LinearRecipe::tensorwise}) + b));
     EXPECT_FALSE(float8.equal(plain));
     EXPECT_TRUE(ampbench::amp::linear(x, narrow).equal(at::linear(x, narrow)));
     const auto empty = torch::zeros({0, 32});  // no rows: nothing to scale
@@ -192,7 +192,8 @@ TEST(Float8Linear, OnlyAFloat8ScopeWithShapesOfSixteensRunsInFloat8) {
   EXPECT_EQ(first.float8_calls, 1);
   EXPECT_EQ(first.bf16_calls, 1);
   ASSERT_TRUE(first.bf16_shape);
-  EXPECT_EQ(ampbench::amp::why_not_float8(*first.bf16_shape), "0 x 32 -> 16: empty");
+  EXPECT_EQ(ampbench::amp::why_not_float8(*first.bf16_shape, LinearRecipe::tensorwise),
+            "0 x 32 -> 16: empty");
   EXPECT_NEAR(first.input_amax.item<float>(), x.abs().max().item<float>(), 0);
   EXPECT_NEAR(first.weight_amax.item<float>(), w.abs().max().item<float>(), 0);
   EXPECT_EQ(first.grad_output_amax.item<float>(), 1.0f);  // backward recorded its output gradient's amax
@@ -200,7 +201,8 @@ TEST(Float8Linear, OnlyAFloat8ScopeWithShapesOfSixteensRunsInFloat8) {
   EXPECT_EQ(second.float8_calls, 0);
   EXPECT_EQ(second.bf16_calls, 1);
   ASSERT_TRUE(second.bf16_shape);
-  EXPECT_EQ(ampbench::amp::why_not_float8(*second.bf16_shape), "16 x 32 -> 10: not all multiples of 16");
+  EXPECT_EQ(ampbench::amp::why_not_float8(*second.bf16_shape, LinearRecipe::tensorwise),
+            "16 x 32 -> 10: not all multiples of 16");
 }
 
 // A weight computed anew each call (weight_norm, a merged LoRA W + B @ A, w * scale) is one layer when the
@@ -216,7 +218,7 @@ TEST(Float8Linear, ANamedLayerWithAComputedWeightKeepsOneRecordAndNoWeight) {
   int64_t held_after_first = 0;
   for (int step = 0; step < 50; ++step) {
     {
-      Float8Scope scope(Float8Settings{Float8Recipe::tensorwise}, &layers);
+      Float8Scope scope(Float8Settings{LinearRecipe::tensorwise}, &layers);
       ampbench::amp::linear(x, base * scale, {}, &layer).sum().backward();
     }
     if (step == 0) held_after_first = CpuTrackingAllocator::current_bytes();
@@ -231,14 +233,15 @@ TEST(Float8Linear, ANamedLayerWithAComputedWeightKeepsOneRecordAndNoWeight) {
 TEST(Float8Linear, EveryDimensionMustBeANonZeroMultipleOfSixteen) {
   using ampbench::amp::float8_takes;
   using ampbench::amp::LinearShape;
-  EXPECT_TRUE(float8_takes(LinearShape{32, 16, 48}));
+  EXPECT_TRUE(float8_takes(LinearShape{32, 16, 48}, LinearRecipe::tensorwise));
   for (const auto& shape : {LinearShape{8, 16, 16}, LinearShape{16, 24, 16}, LinearShape{16, 16, 40}}) {
-    EXPECT_FALSE(float8_takes(shape));
-    EXPECT_TRUE(ampbench::amp::why_not_float8(shape).ends_with(": not all multiples of 16"));
+    EXPECT_FALSE(float8_takes(shape, LinearRecipe::tensorwise));
+    EXPECT_TRUE(ampbench::amp::why_not_float8(shape, LinearRecipe::tensorwise)
+                    .ends_with(": not all multiples of 16"));
   }
   for (const auto& shape : {LinearShape{0, 16, 16}, LinearShape{16, 0, 16}, LinearShape{16, 16, 0}}) {
-    EXPECT_FALSE(float8_takes(shape));
-    EXPECT_TRUE(ampbench::amp::why_not_float8(shape).ends_with(": empty"));
+    EXPECT_FALSE(float8_takes(shape, LinearRecipe::tensorwise));
+    EXPECT_TRUE(ampbench::amp::why_not_float8(shape, LinearRecipe::tensorwise).ends_with(": empty"));
   }
 }
 
@@ -265,7 +268,7 @@ TEST(Float8Linear, OperandsOfAnyLayoutGiveTheSameProductsOnAGpu) {
   const auto cuda = torch::TensorOptions(torch::kCUDA);
   auto x = torch::randn({48, 32}, cuda).t(), w = torch::randn({48, 16}, cuda).t(),
        go = torch::randn({32, 16}, cuda);
-  for (auto recipe : {Float8Recipe::tensorwise, Float8Recipe::rowwise}) {
+  for (auto recipe : {LinearRecipe::tensorwise, LinearRecipe::rowwise}) {
     SCOPED_TRACE(std::string(ampbench::amp::to_string(recipe)));
     const auto transposed = ours(x.to(torch::kBFloat16), w, go.to(torch::kBFloat16), {recipe});
     const auto contiguous =
@@ -277,19 +280,19 @@ TEST(Float8Linear, OperandsOfAnyLayoutGiveTheSameProductsOnAGpu) {
 }
 
 TEST(Float8Linear, TheFp8ModesAreBf16WithARecipeAndTheOthersHaveNone) {
-  EXPECT_EQ(ampbench::amp::float8_recipe(PrecisionMode::fp8), Float8Recipe::tensorwise);
-  EXPECT_EQ(ampbench::amp::float8_recipe(PrecisionMode::fp8_rowwise), Float8Recipe::rowwise);
+  EXPECT_EQ(ampbench::amp::linear_recipe(PrecisionMode::fp8), LinearRecipe::tensorwise);
+  EXPECT_EQ(ampbench::amp::linear_recipe(PrecisionMode::fp8_rowwise), LinearRecipe::rowwise);
   for (auto mode : {PrecisionMode::fp32, PrecisionMode::tf32, PrecisionMode::fp16, PrecisionMode::bf16})
-    EXPECT_FALSE(ampbench::amp::float8_recipe(mode));
+    EXPECT_FALSE(ampbench::amp::linear_recipe(mode));
   EXPECT_EQ(ampbench::amp::autocast_dtype(PrecisionMode::fp8), c10::ScalarType::BFloat16);
   EXPECT_EQ(ampbench::amp::autocast_dtype(PrecisionMode::fp8_rowwise), c10::ScalarType::BFloat16);
   EXPECT_FALSE(ampbench::amp::needs_grad_scaler(PrecisionMode::fp8));
   using ampbench::amp::float8_format;
-  EXPECT_EQ(float8_format(Float8Recipe::tensorwise, Float8Operand::input), kE4m3);
-  EXPECT_EQ(float8_format(Float8Recipe::tensorwise, Float8Operand::weight), kE4m3);
-  EXPECT_EQ(float8_format(Float8Recipe::tensorwise, Float8Operand::grad_output), kE5m2);
+  EXPECT_EQ(float8_format(LinearRecipe::tensorwise, Float8Operand::input), kE4m3);
+  EXPECT_EQ(float8_format(LinearRecipe::tensorwise, Float8Operand::weight), kE4m3);
+  EXPECT_EQ(float8_format(LinearRecipe::tensorwise, Float8Operand::grad_output), kE5m2);
   for (auto operand : {Float8Operand::input, Float8Operand::weight, Float8Operand::grad_output})
-    EXPECT_EQ(float8_format(Float8Recipe::rowwise, operand), kE4m3);
+    EXPECT_EQ(float8_format(LinearRecipe::rowwise, operand), kE4m3);
   EXPECT_EQ(ampbench::amp::parse_precision_mode("fp8-rowwise"), PrecisionMode::fp8_rowwise);
   const auto& defaults = ampbench::amp::default_precision_modes();
   EXPECT_EQ(std::count(defaults.begin(), defaults.end(), PrecisionMode::fp8), 0);

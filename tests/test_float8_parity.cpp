@@ -11,7 +11,7 @@
 
 namespace {
 
-using ampbench::amp::Float8Recipe;
+using ampbench::amp::LinearRecipe;
 
 // Signal-to-quantization-noise ratio in dB, to say how far apart a failure is.
 double sqnr(const torch::Tensor& reference, const torch::Tensor& x) {
@@ -34,7 +34,7 @@ class Float8Parity : public ampbench::testing::TempDirTest {
     ampbench::testing::write_tensors(saved, dir_ / "in.pt");
   }
 
-  void expect_torchao_agrees(Float8Recipe recipe) {
+  void expect_torchao_agrees(LinearRecipe recipe) {
     ASSERT_NO_FATAL_FAILURE(ampbench::testing::run_oracle(
         "float8_oracle.py", (dir_ / "in.pt").string() + " " + (dir_ / "out.pt").string(),
         dir_ / "oracle.log"));
@@ -62,9 +62,9 @@ class Float8Parity : public ampbench::testing::TempDirTest {
 };
 
 TEST_F(Float8Parity, TensorwiseGivesTorchaosOutputAndGradients) {
-  expect_torchao_agrees(Float8Recipe::tensorwise);
+  expect_torchao_agrees(LinearRecipe::tensorwise);
 }
 
-TEST_F(Float8Parity, RowwiseGivesTorchaosOutputAndGradients) { expect_torchao_agrees(Float8Recipe::rowwise); }
+TEST_F(Float8Parity, RowwiseGivesTorchaosOutputAndGradients) { expect_torchao_agrees(LinearRecipe::rowwise); }
 
 }  // namespace

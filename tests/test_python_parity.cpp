@@ -89,7 +89,9 @@ class PythonParity : public ampbench::testing::TempDirTest {
                 ampbench["summary"][i]["val_loss"].get<double>());
     }
     for (const auto& trial : peer["trials"]) {
-      if (trial["status"] == "ok") EXPECT_GT(trial["epochs"].back()["samples_per_second"].get<double>(), 0);
+      if (trial["status"] == "ok") {
+        EXPECT_GT(trial["epochs"].back()["samples_per_second"].get<double>(), 0);
+      }
     }
   }
 

@@ -2,17 +2,17 @@
 
 #include <unordered_map>
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/autocast_mode.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
+
+#include "amp/block_scaled_linear.h"
 
 namespace ampbench::amp {
 namespace {
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
-
-// at::_scaled_mm's rule for every dimension of its operands, checked before a layer runs in float8.
-constexpr int64_t kFloat8Multiple = 16;
 
 thread_local const Float8Scope* active_scope = nullptr;
 
@@ -67,7 +67,7 @@ class Float8Matmul : public torch::autograd::Function<Float8Matmul> {
     const auto saved = ctx->get_saved_variables();
     const auto& input = saved[0];
     const auto& weight = saved[1];
-    const Float8Settings settings{static_cast<Float8Recipe>(ctx->saved_data["recipe"].toInt()),
+    const Float8Settings settings{static_cast<LinearRecipe>(ctx->saved_data["recipe"].toInt()),
                                   ctx->saved_data["scale_multiplier"].toDouble()};
     const auto go = grads[0].reshape({-1, weight.size(0)});
     const auto rows = input.reshape({-1, input.size(-1)});
@@ -88,31 +88,42 @@ class Float8Matmul : public torch::autograd::Function<Float8Matmul> {
 
 }  // namespace
 
-bool float8_takes(const LinearShape& shape) {
+bool float8_takes(const LinearShape& shape, LinearRecipe recipe) {
   // An empty product has nothing to scale: its amax would be undefined.
   for (int64_t size : {shape.rows, shape.in_features, shape.out_features}) {
-    if (size <= 0 || size % kFloat8Multiple != 0) return false;
+    if (size <= 0 || size % dimension_multiple(recipe) != 0) return false;
   }
   return true;
 }
 
-std::string why_not_float8(const LinearShape& shape) {
+std::string why_not_float8(const LinearShape& shape, LinearRecipe recipe) {
   const bool empty = shape.rows <= 0 || shape.in_features <= 0 || shape.out_features <= 0;
   return std::to_string(shape.rows) + " x " + std::to_string(shape.in_features) + " -> " +
-         std::to_string(shape.out_features) + (empty ? ": empty" : ": not all multiples of 16");
+         std::to_string(shape.out_features) +
+         (empty ? ": empty" : ": not all multiples of " + std::to_string(dimension_multiple(recipe)));
 }
 
-std::optional<Float8Recipe> float8_recipe(PrecisionMode mode) {
-  if (mode == PrecisionMode::fp8) return Float8Recipe::tensorwise;
-  if (mode == PrecisionMode::fp8_rowwise) return Float8Recipe::rowwise;
-  return std::nullopt;
-}
-
-std::optional<Float8Settings> float8_settings(PrecisionMode mode, double scale_multiplier) {
-  const auto recipe = float8_recipe(mode);
+std::optional<Float8Settings> float8_settings(PrecisionMode mode, const BlockRecipeOptions& block,
+                                              double scale_multiplier) {
+  const auto recipe = linear_recipe(mode);
   if (!recipe) return std::nullopt;
-  return Float8Settings{*recipe, scale_multiplier};
+  return Float8Settings{*recipe, scale_multiplier, block, {}};
 }
+
+std::shared_ptr<const std::unordered_set<const void*>> kept_in_bf16(const Float8Layers& layers,
+                                                                    const LayerFilter& filter) {
+  auto kept = std::make_shared<std::unordered_set<const void*>>();
+  const auto& records = layers.records();
+  const auto count = static_cast<int64_t>(records.size());
+  for (int64_t i = 0; i < count; ++i) {
+    const auto& r = *records[i];
+    const bool small = r.in_features < filter.min_features || r.out_features < filter.min_features;
+    if (i < filter.keep_first || i >= count - filter.keep_last || small) kept->insert(r.key);
+  }
+  return kept;
+}
+
+Float8Layers::Float8Layers(uint64_t seed) : generator_(at::make_generator<at::CPUGeneratorImpl>(seed)) {}
 
 c10::intrusive_ptr<Float8LayerRecord> Float8Layers::record_for(const void* key, const std::string& name,
                                                                const torch::Tensor& weight) {
@@ -150,17 +161,25 @@ torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, co
       at::autocast::is_autocast_enabled(device) ? input.to(at::autocast::get_autocast_dtype(device)) : input;
   const LinearShape shape{x.size(-1) > 0 ? x.numel() / x.size(-1) : 0, weight.size(1), weight.size(0)};
   const void* key = layer ? static_cast<const void*>(layer) : weight.unsafeGetTensorImpl();
-  auto record = active_scope->layers() ? active_scope->layers()->record_for(key, layer ? *layer : "", weight)
-                                       : c10::intrusive_ptr<Float8LayerRecord>();
-  if (!float8_takes(shape)) {
+  auto* layers = active_scope->layers();
+  auto record =
+      layers ? layers->record_for(key, layer ? *layer : "", weight) : c10::intrusive_ptr<Float8LayerRecord>();
+  const auto& settings = active_scope->settings();
+  const bool kept = settings.kept_in_bf16 && settings.kept_in_bf16->contains(key);
+  if (kept || !float8_takes(shape, settings.recipe)) {
     if (record) {
       ++record->bf16_calls;
-      record->bf16_shape = shape;  // the text is made after training, not in the timed loop
+      record->kept_by_filter = kept;
+      if (!kept) record->bf16_shape = shape;  // the text is made after training, not in the timed loop
     }
     return at::linear(input, weight, bias);
   }
   if (record) ++record->float8_calls;
-  auto out = float8_matmul(x, weight, active_scope->settings(), record);
+  auto out =
+      is_block_scaled(settings.recipe)
+          ? block_scaled_matmul(x, weight, settings,
+                                layers ? std::optional(layers->stochastic_rounding()) : std::nullopt, record)
+          : float8_matmul(x, weight, settings, record);
   return bias.defined() ? out + bias.to(out.scalar_type()) : out;
 }
 

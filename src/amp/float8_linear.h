@@ -1,12 +1,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include <ATen/core/Generator.h>
 #include <torch/custom_class.h>
 #include <torch/torch.h>
 
@@ -14,9 +17,6 @@
 #include "amp/precision_mode.h"
 
 namespace ampbench::amp {
-
-// The float8 recipe a mode trains with; nullopt for the modes without float8.
-std::optional<Float8Recipe> float8_recipe(PrecisionMode mode);
 
 // The dimensions of one linear layer's output product: rows (the input's leading dimensions together),
 // input features and output features.
@@ -26,11 +26,23 @@ struct LinearShape {
   int64_t out_features = 0;
 };
 
-// Whether at::_scaled_mm takes the layer's products: no dimension empty, every one a multiple of 16.
-bool float8_takes(const LinearShape& shape);
+// Whether the recipe takes the layer's products: no dimension empty, every one a multiple of the recipe's
+// (dimension_multiple: at::_scaled_mm's 16, or the block).
+bool float8_takes(const LinearShape& shape, LinearRecipe recipe);
 
 // Why a layer of this shape stays in bf16, for the reports: "16 x 32 -> 10: not all multiples of 16".
-std::string why_not_float8(const LinearShape& shape);
+std::string why_not_float8(const LinearShape& shape, LinearRecipe recipe);
+
+// Which linear layers of a low-bit mode stay in bf16 whatever their shapes (precision.layer_filter): the
+// first and the last layers the model runs, and layers with fewer input or output features than min_features,
+// as NVFP4's recipe keeps its last layers and torchao filters small ones.
+struct LayerFilter {
+  int64_t keep_first = 0;
+  int64_t keep_last = 0;
+  int64_t min_features = 0;
+  bool keeps_any() const { return keep_first > 0 || keep_last > 0 || min_features > 0; }
+  bool operator==(const LayerFilter&) const = default;
+};
 
 // What one linear layer did in float8 over a trial. Its amax tensors are the last step's, held on the
 // device (never read to the host while a step runs): scalars under tensorwise, one per row under rowwise.
@@ -42,6 +54,7 @@ struct Float8LayerRecord : torch::CustomClassHolder {
   int64_t float8_calls = 0;
   int64_t bf16_calls = 0;                 // calls whose shapes at::_scaled_mm cannot take
   std::optional<LinearShape> bf16_shape;  // the shape of the last such call
+  bool kept_by_filter = false;            // the layer filter keeps it in bf16 (every call a bf16 call)
   torch::Tensor input_amax, weight_amax, grad_output_amax;
 };
 
@@ -51,26 +64,40 @@ struct Float8LayerRecord : torch::CustomClassHolder {
 // no record holds a weight.
 class Float8Layers {
  public:
+  // `seed` seeds the stochastic rounding of a recipe's gradients (NVFP4's), drawn in the order the steps run.
+  explicit Float8Layers(uint64_t seed = 0);
   // The layer's record, made on its first call from its weight's sizes and `name`.
   c10::intrusive_ptr<Float8LayerRecord> record_for(const void* key, const std::string& name,
                                                    const torch::Tensor& weight);
   const std::vector<c10::intrusive_ptr<Float8LayerRecord>>& records() const { return records_; }
+  at::Generator stochastic_rounding() const { return generator_; }
 
  private:
+  at::Generator generator_;
   std::vector<c10::intrusive_ptr<Float8LayerRecord>> records_;
   std::unordered_map<const void*, size_t> index_;  // key -> its record in records_
 };
 
-// How the linear layers inside a Float8Scope scale their operands. `scale_multiplier` is 1 except when a
-// test plants a broken scale.
+// How the linear layers inside a Float8Scope compute their products. `scale_multiplier` is 1 except when a
+// test plants a broken float8 scale.
 struct Float8Settings {
-  Float8Recipe recipe = Float8Recipe::tensorwise;
+  LinearRecipe recipe = LinearRecipe::tensorwise;
   double scale_multiplier = 1.0;
+  BlockRecipeOptions block = {};
+  // The layers the layer filter keeps in bf16, by the key Float8Layers gives them (kept_in_bf16); none when
+  // the filter keeps none.
+  std::shared_ptr<const std::unordered_set<const void*>> kept_in_bf16 = {};
 };
 
-// The settings of a mode's Float8Scope: its recipe with the scales multiplied by `scale_multiplier`;
-// nullopt for the modes without float8.
-std::optional<Float8Settings> float8_settings(PrecisionMode mode, double scale_multiplier = 1.0);
+// The settings of a mode's Float8Scope: its row's recipe with `block`'s options, the float8 scales
+// multiplied by `scale_multiplier`; nullopt for the modes whose linear layers run in autocast's dtype.
+std::optional<Float8Settings> float8_settings(PrecisionMode mode, const BlockRecipeOptions& block = {},
+                                              double scale_multiplier = 1.0);
+
+// The keys of the layers `filter` keeps in bf16, from `layers`: a model's layers in the order they first ran
+// (a forward pass of the model under a Float8Scope with these layers).
+std::shared_ptr<const std::unordered_set<const void*>> kept_in_bf16(const Float8Layers& layers,
+                                                                    const LayerFilter& filter);
 
 // RAII region, opened beside the autocast scope around forward + loss, in which amp::linear runs its
 // three matrix products in float8. Thread-local, as autocast is; backward needs no scope, as the autograd
@@ -95,9 +122,10 @@ class Float8Scope {
 };
 
 // A linear layer, input @ weight^T + bias, as every reference model computes it. Inside a Float8Scope,
-// when the product's dimensions are multiples of 16 (at::_scaled_mm's rule), the input (in autocast's
-// dtype) and the fp32 weight are cast to float8 with dynamic scales and the output, input-gradient and
-// weight-gradient products run in float8, as torchao's Float8Linear runs them; otherwise at::linear.
+// when the product's dimensions are multiples of the recipe's (dimension_multiple) and the layer filter does
+// not keep the layer, its three products run in the recipe: the float8 recipes cast the input (in autocast's
+// dtype) and the fp32 weight to float8 with dynamic scales and multiply through at::_scaled_mm, as torchao's
+// Float8Linear does; the block-scaled ones are emulated (block_scaled_linear.h). Otherwise at::linear.
 // `layer` names a layer whose weight may be computed each call (an exported program's module, the string's
 // address its key); without it the weight is a parameter, which is the key and names it.
 torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias = {},

@@ -20,24 +20,41 @@ bool rowwise_scales(const torch::Tensor& a_scale, const torch::Tensor& b_scale) 
 
 }  // namespace
 
-std::string_view to_string(Float8Recipe recipe) {
-  static constexpr util::EnumNames<Float8Recipe, 2> kNames{
-      {{Float8Recipe::tensorwise, "tensorwise"}, {Float8Recipe::rowwise, "rowwise"}}};
+std::string_view to_string(LinearRecipe recipe) {
+  static constexpr util::EnumNames<LinearRecipe, 5> kNames{{{LinearRecipe::tensorwise, "tensorwise"},
+                                                            {LinearRecipe::rowwise, "rowwise"},
+                                                            {LinearRecipe::mxfp8, "mxfp8"},
+                                                            {LinearRecipe::nvfp4, "nvfp4"},
+                                                            {LinearRecipe::blockwise, "blockwise"}}};
   return util::name_of(kNames, recipe);
 }
 
-c10::ScalarType float8_format(Float8Recipe recipe, Float8Operand operand) {
-  const bool wide = recipe == Float8Recipe::tensorwise && operand == Float8Operand::grad_output;
+int64_t dimension_multiple(LinearRecipe recipe) {
+  switch (recipe) {
+    case LinearRecipe::mxfp8:
+      return 32;
+    case LinearRecipe::blockwise:
+      return 128;
+    case LinearRecipe::tensorwise:
+    case LinearRecipe::rowwise:
+    case LinearRecipe::nvfp4:
+      return 16;
+  }
+  return 16;
+}
+
+c10::ScalarType float8_format(LinearRecipe recipe, Float8Operand operand) {
+  const bool wide = recipe == LinearRecipe::tensorwise && operand == Float8Operand::grad_output;
   return wide ? c10::ScalarType::Float8_e5m2 : c10::ScalarType::Float8_e4m3fn;
 }
 
-torch::Tensor float8_amax(const torch::Tensor& x, Float8Recipe recipe, int64_t dim) {
-  return recipe == Float8Recipe::tensorwise ? x.abs().max() : x.abs().amax({dim}, /*keepdim=*/true);
+torch::Tensor float8_amax(const torch::Tensor& x, LinearRecipe recipe, int64_t dim) {
+  return recipe == LinearRecipe::tensorwise ? x.abs().max() : x.abs().amax({dim}, /*keepdim=*/true);
 }
 
-torch::Tensor float8_scale(const torch::Tensor& amax, c10::ScalarType format, Float8Recipe recipe) {
+torch::Tensor float8_scale(const torch::Tensor& amax, c10::ScalarType format, LinearRecipe recipe) {
   auto scale = (largest_finite(format) / amax.to(torch::kDouble).clamp_min(kAmaxFloor)).to(torch::kFloat);
-  return recipe == Float8Recipe::rowwise ? torch::exp2(torch::floor(torch::log2(scale))) : scale;
+  return recipe == LinearRecipe::rowwise ? torch::exp2(torch::floor(torch::log2(scale))) : scale;
 }
 
 torch::Tensor to_float8(const torch::Tensor& x, const torch::Tensor& scale, c10::ScalarType format) {

@@ -5,28 +5,23 @@
 
 #include <torch/torch.h>
 
-namespace ampbench::amp {
+#include "amp/linear_recipe.h"
 
-// How float8 training scales its tensors, as torchao's Float8Linear recipes of the same names do.
-// tensorwise: one scale per tensor; inputs and weights in e4m3, output gradients in e5m2 (more range,
-// less precision). rowwise: one scale per row of each matrix product's operand, all in e4m3, each scale
-// rounded down to a power of two so that scaling loses no bits.
-enum class Float8Recipe { tensorwise, rowwise };
-std::string_view to_string(Float8Recipe recipe);
+namespace ampbench::amp {
 
 // The format a matrix product's operand is cast to: e4m3 for inputs and weights, and for output
 // gradients under rowwise; e5m2 for output gradients under tensorwise.
 enum class Float8Operand { input, weight, grad_output };
-c10::ScalarType float8_format(Float8Recipe recipe, Float8Operand operand);
+c10::ScalarType float8_format(LinearRecipe recipe, Float8Operand operand);
 
 // The largest absolute value of `x`, over the whole tensor (tensorwise) or along `dim` with that dimension
 // kept (rowwise). Computed on x's device and never read to the host.
-torch::Tensor float8_amax(const torch::Tensor& x, Float8Recipe recipe, int64_t dim);
+torch::Tensor float8_amax(const torch::Tensor& x, LinearRecipe recipe, int64_t dim);
 
 // The scale that maps `amax` onto the format's largest finite value: max / max(amax, 1e-12), in fp64 and
 // then fp32 as torchao computes it; rowwise rounds it down to a power of two. An inf amax gives 0 and a
 // NaN amax NaN, so a non-finite tensor makes a non-finite product instead of a silently finite one.
-torch::Tensor float8_scale(const torch::Tensor& amax, c10::ScalarType format, Float8Recipe recipe);
+torch::Tensor float8_scale(const torch::Tensor& amax, c10::ScalarType format, LinearRecipe recipe);
 
 // x * scale in fp32, clamped to the format's finite range (a saturating cast on every LibTorch version),
 // then cast to the format.

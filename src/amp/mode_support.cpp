@@ -3,13 +3,8 @@
 namespace ampbench::amp {
 namespace {
 
-bool at_least(const ComputeCapability& c, int major, int minor) {
-  return c.major > major || (c.major == major && c.minor >= minor);
-}
-
-std::string text(const ComputeCapability& c) {
-  return std::to_string(c.major) + "." + std::to_string(c.minor);
-}
+// fp16 arithmetic runs on tensor cores from Volta on; below, on ordinary CUDA cores.
+constexpr ComputeCapability kVolta{7, 0};
 
 // A CPU without 16-bit arithmetic still runs autocast, through fp32: slower, not faster. Measured on a
 // Xeon with AVX-512 but neither (results/): fp16 at 0.02-0.04x fp32's speed, about nine tenths of its time in
@@ -23,20 +18,13 @@ ModeCaveat no_16bit_arithmetic(const std::string& reason, measure::CpuArchitectu
 }
 
 // The instructions each format would need, as the CPU's architecture names them.
-std::string missing_instructions(PrecisionMode mode, measure::CpuArchitecture architecture) {
+std::string missing_instructions(MatrixArithmetic arithmetic, measure::CpuArchitecture architecture) {
   if (architecture == measure::CpuArchitecture::arm64) {
-    return mode == PrecisionMode::fp16 ? "no Advanced SIMD half-precision arithmetic, asimdhp"
-                                       : "no BF16 extension, bf16";
+    return arithmetic == MatrixArithmetic::fp16 ? "no Advanced SIMD half-precision arithmetic, asimdhp"
+                                                : "no BF16 extension, bf16";
   }
-  return mode == PrecisionMode::fp16 ? "neither AVX512-FP16 nor AMX-FP16"
-                                     : "neither AVX512-BF16 nor AMX-BF16";
-}
-
-// bf16 mixed and the pure bf16 modes: they need the same arithmetic.
-bool is_bf16(PrecisionMode mode) { return mode == PrecisionMode::bf16 || is_pure_bf16(mode); }
-
-bool is_float8(PrecisionMode mode) {
-  return mode == PrecisionMode::fp8 || mode == PrecisionMode::fp8_rowwise;
+  return arithmetic == MatrixArithmetic::fp16 ? "neither AVX512-FP16 nor AMX-FP16"
+                                              : "neither AVX512-BF16 nor AMX-BF16";
 }
 
 // No CPU multiplies float8: at::_scaled_mm's CPU kernel converts its operands and multiplies in fp32. The
@@ -48,55 +36,81 @@ ModeCaveat float8_on_the_cpu() {
           "compare on a GPU of compute capability 8.9 or newer (Ada, Hopper) to see what float8 buys"};
 }
 
+ModeSupport on_the_cpu(const PrecisionRecipe& row, std::optional<measure::Cpu16BitArithmetic> cpu) {
+  switch (row.arithmetic) {
+    case MatrixArithmetic::tf32:
+      return {"TF32 is a format of NVIDIA tensor cores (compute capability 8.0+); the CPU has none", {}};
+    case MatrixArithmetic::fp8:
+    case MatrixArithmetic::fp4:
+      return {{}, float8_on_the_cpu()};
+    case MatrixArithmetic::fp16:
+      if (!cpu || cpu->fp16) return {};
+      return {
+          {},
+          no_16bit_arithmetic("this CPU has no fp16 arithmetic (" +
+                                  missing_instructions(row.arithmetic, cpu->architecture) +
+                                  "): LibTorch runs fp16 matmuls and convolutions in generic kernels that "
+                                  "compute in fp32, so expect fp16 to be slower than fp32",
+                              cpu->architecture)};
+    case MatrixArithmetic::bf16:
+      if (!cpu || cpu->bf16) return {};
+      return {{},
+              no_16bit_arithmetic("this CPU has no bf16 arithmetic (" +
+                                      missing_instructions(row.arithmetic, cpu->architecture) +
+                                      "): bf16 matmuls and convolutions go through conversions to fp32, so "
+                                      "expect no speed-up over fp32",
+                                  cpu->architecture)};
+    case MatrixArithmetic::fp32:
+      return {};
+  }
+  return {};
+}
+
+std::string needs_text(const PrecisionRecipe& row, const ComputeCapability& have) {
+  const auto& need = *row.needs_capability;
+  const std::string what =
+      row.arithmetic == MatrixArithmetic::fp8
+          ? " needs float8 tensor cores, compute capability " + to_string(need) + " (Ada, Hopper) or newer"
+          : " needs compute capability " + to_string(need) + " or newer";
+  return std::string(row.name) + what + "; this GPU has " + to_string(have);
+}
+
+ModeSupport on_a_gpu(const PrecisionRecipe& row, const ComputeCapability& c) {
+  if (row.needs_capability && !at_least(c, *row.needs_capability)) return {needs_text(row, c), {}};
+  if (row.arithmetic == MatrixArithmetic::fp16 && !at_least(c, kVolta)) {
+    return {
+        {},
+        ModeCaveat{ModeCaveat::Kind::no_tensor_cores,
+                   "this GPU (compute capability " + to_string(c) +
+                       ") has no tensor cores: fp16 runs on ordinary CUDA cores, so expect little speed-up",
+                   "compare on a GPU of compute capability 7.0 or newer to see what fp16 buys there"}};
+  }
+  return {};
+}
+
+// An emulated mode runs wherever bf16 does; what the reader must know is that its time is not the format's.
+ModeCaveat emulated(const PrecisionRecipe& row) {
+  return {
+      ModeCaveat::Kind::emulated,
+      std::string(row.name) +
+          " is emulated on every device: each product's operands are quantized to the format and back, then "
+          "multiplied in bf16, so its time is the emulation's cost, not the format's speed; its losses, "
+          "fidelity, model-state memory and numerics are the format's",
+      "read its fidelity and numerics, not its speed: a GPU with the format's kernels (Blackwell for MXFP8 "
+      "and NVFP4, Hopper for 1 x 128 fp8) measures that"};
+}
+
 }  // namespace
 
 ModeSupport check_mode_support(PrecisionMode mode, c10::DeviceType device_type,
                                std::optional<ComputeCapability> capability,
                                std::optional<measure::Cpu16BitArithmetic> cpu) {
-  if (device_type == c10::DeviceType::CPU) {
-    if (mode == PrecisionMode::tf32) {
-      return {"TF32 is a format of NVIDIA tensor cores (compute capability 8.0+); the CPU has none", {}};
-    }
-    if (is_float8(mode)) return {{}, float8_on_the_cpu()};
-    if (cpu && mode == PrecisionMode::fp16 && !cpu->fp16) {
-      return {{},
-              no_16bit_arithmetic(
-                  "this CPU has no fp16 arithmetic (" + missing_instructions(mode, cpu->architecture) +
-                      "): LibTorch runs fp16 matmuls and convolutions in generic kernels that "
-                      "compute in fp32, so expect fp16 to be slower than fp32",
-                  cpu->architecture)};
-    }
-    if (cpu && is_bf16(mode) && !cpu->bf16) {
-      return {{},
-              no_16bit_arithmetic("this CPU has no bf16 arithmetic (" +
-                                      missing_instructions(mode, cpu->architecture) +
-                                      "): bf16 matmuls and convolutions go through conversions to fp32, so "
-                                      "expect no speed-up over fp32",
-                                  cpu->architecture)};
-    }
-    return {};
-  }
-  if (!capability) return {};  // an accelerator that reports none: let LibTorch decide
-  const auto& c = *capability;
-  if ((is_bf16(mode) || mode == PrecisionMode::tf32) && !at_least(c, 8, 0)) {
-    return {std::string(to_string(mode)) + " needs compute capability 8.0 or newer; this GPU has " + text(c),
-            {}};
-  }
-  if (is_float8(mode) && !at_least(c, 8, 9)) {
-    return {std::string(to_string(mode)) +
-                " needs float8 tensor cores, compute capability 8.9 (Ada, Hopper) or newer; this GPU has " +
-                text(c),
-            {}};
-  }
-  if (mode == PrecisionMode::fp16 && !at_least(c, 7, 0)) {
-    return {
-        {},
-        ModeCaveat{ModeCaveat::Kind::no_tensor_cores,
-                   "this GPU (compute capability " + text(c) +
-                       ") has no tensor cores: fp16 runs on ordinary CUDA cores, so expect little speed-up",
-                   "compare on a GPU of compute capability 7.0 or newer to see what fp16 buys there"}};
-  }
-  return {};
+  const auto& row = recipe_of(mode);
+  auto support = device_type == c10::DeviceType::CPU ? on_the_cpu(row, cpu)
+                 : capability                        ? on_a_gpu(row, *capability)
+                                                     : ModeSupport{};  // an accelerator that reports none
+  if (row.emulated && !support.skip_reason) support.caveat = emulated(row);
+  return support;
 }
 
 }  // namespace ampbench::amp

@@ -10,15 +10,10 @@
 
 namespace ampbench::amp {
 
-struct ComputeCapability {
-  int major = 0;
-  int minor = 0;
-};
-
 // What the reader of a report should know about a mode that runs here: the warning's kind, why, and
 // what to do about it.
 struct ModeCaveat {
-  enum class Kind { no_tensor_cores, no_16bit_arithmetic, no_float8_arithmetic };
+  enum class Kind { no_tensor_cores, no_16bit_arithmetic, no_float8_arithmetic, emulated };
   Kind kind = Kind::no_tensor_cores;
   std::string reason;
   std::string advice;
@@ -30,11 +25,11 @@ struct ModeSupport {
   std::optional<ModeCaveat> caveat;        // set: it runs, but the reader should know this
 };
 
-// bf16 and tf32 need compute capability 8.0 (Ampere) or newer, the fp8 modes 8.9 (Ada, Hopper); fp16 runs
-// everywhere but has no tensor cores below 7.0; TF32 does not exist on the CPU, a CPU without 16-bit
-// arithmetic runs fp16 and bf16 through fp32, and every CPU runs float8 products through fp32. `capability`
-// is the GPU's (ignored on the CPU), `cpu` the CPU's (ignored on a GPU); where either is unknown, nothing is
-// said about it.
+// From the mode's row: on CUDA, a GPU below the row's needs_capability skips the mode, and fp16 arithmetic
+// has no tensor cores below 7.0; on the CPU, by the arithmetic the row wants: TF32 does not exist there, a
+// CPU without 16-bit arithmetic runs fp16 and bf16 through fp32, and every CPU runs float8 products through
+// fp32. `capability` is the GPU's (ignored on the CPU), `cpu` the CPU's (ignored on a GPU); where either is
+// unknown, nothing is said about it.
 ModeSupport check_mode_support(PrecisionMode mode, c10::DeviceType device_type,
                                std::optional<ComputeCapability> capability,
                                std::optional<measure::Cpu16BitArithmetic> cpu = std::nullopt);

@@ -58,21 +58,19 @@ std::optional<double> dense_peak_tflops(const std::string& gpu_name, PrecisionMo
   const auto device_words = words(gpu_name);
   for (const auto& peak : peaks()) {
     if (!contains_words(device_words, words(peak.name))) continue;
-    switch (mode) {
-      case PrecisionMode::fp16:
+    switch (recipe_of(mode).arithmetic) {
+      case MatrixArithmetic::fp16:
         return peak.fp16;
-      case PrecisionMode::bf16:
-      case PrecisionMode::bf16_pure:
-      case PrecisionMode::bf16_pure_sr:
-      case PrecisionMode::bf16_pure_kahan:
+      case MatrixArithmetic::bf16:
         return peak.bf16;
-      case PrecisionMode::tf32:
+      case MatrixArithmetic::tf32:
         return peak.tf32;
-      case PrecisionMode::fp32:
+      case MatrixArithmetic::fp32:
         return peak.fp32;
-      case PrecisionMode::fp8:
-      case PrecisionMode::fp8_rowwise:
+      case MatrixArithmetic::fp8:
         return peak.fp8;
+      case MatrixArithmetic::fp4:
+        return std::nullopt;  // no GPU of the table has float4 tensor cores
     }
   }
   return std::nullopt;

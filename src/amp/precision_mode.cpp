@@ -1,52 +1,319 @@
 #include "amp/precision_mode.h"
 
+#include <algorithm>
+
+#include "util/enum_names.h"
 #include "util/input_error.h"
 
 namespace ampbench::amp {
+namespace {
 
-std::string_view to_string(PrecisionMode mode) {
-  switch (mode) {
-    case PrecisionMode::fp32:
-      return "fp32";
-    case PrecisionMode::tf32:
-      return "tf32";
-    case PrecisionMode::fp16:
-      return "fp16";
-    case PrecisionMode::bf16:
-      return "bf16";
-    case PrecisionMode::fp8:
-      return "fp8";
-    case PrecisionMode::fp8_rowwise:
-      return "fp8-rowwise";
-    case PrecisionMode::bf16_pure:
-      return "bf16-pure";
-    case PrecisionMode::bf16_pure_sr:
-      return "bf16-pure-sr";
-    case PrecisionMode::bf16_pure_kahan:
-      return "bf16-pure-kahan";
-  }
-  return "unknown";
+using c10::ScalarType;
+using optim::WeightRounding;
+
+constexpr ComputeCapability kAmpere{8, 0};
+constexpr ComputeCapability kAda{8, 9};
+
+// The table. A row of a family (a float8 recipe, a rounding of pure bf16) is all a new mode of that family
+// needs, beside its enum value and a line in the docs.
+const std::vector<PrecisionRecipe>& table() {
+  static const std::vector<PrecisionRecipe> rows{
+      {.mode = PrecisionMode::fp32,
+       .name = "fp32",
+       .summary = "the strict baseline: fp32 throughout, TF32 off",
+       .autocast = std::nullopt,
+       .weights = ScalarType::Float,
+       .update_rounding = WeightRounding::nearest,
+       .gradient_guard = GradientGuard::none,
+       .tf32 = false,
+       .linear_recipe = std::nullopt,
+       .emulated = false,
+       .needs_capability = std::nullopt,
+       .arithmetic = MatrixArithmetic::fp32,
+       .also_against = std::nullopt,
+       .in_default_set = true,
+       .audited = false,
+       .observed_format = std::nullopt},
+      {.mode = PrecisionMode::tf32,
+       .name = "tf32",
+       .summary = "fp32 with matmuls and convolutions on TF32 tensor cores (CUDA only)",
+       .autocast = std::nullopt,
+       .weights = ScalarType::Float,
+       .update_rounding = WeightRounding::nearest,
+       .gradient_guard = GradientGuard::none,
+       .tf32 = true,
+       .linear_recipe = std::nullopt,
+       .emulated = false,
+       .needs_capability = kAmpere,
+       .arithmetic = MatrixArithmetic::tf32,
+       .also_against = std::nullopt,
+       .in_default_set = true,
+       .audited = false,
+       .observed_format = std::nullopt},
+      {.mode = PrecisionMode::fp16,
+       .name = "fp16",
+       .summary = "autocast float16 over forward + loss, fp32 master weights, a dynamic GradScaler",
+       .autocast = ScalarType::Half,
+       .weights = ScalarType::Float,
+       .update_rounding = WeightRounding::nearest,
+       .gradient_guard = GradientGuard::grad_scaler,
+       .tf32 = false,
+       .linear_recipe = std::nullopt,
+       .emulated = false,
+       .needs_capability = std::nullopt,
+       .arithmetic = MatrixArithmetic::fp16,
+       .also_against = std::nullopt,
+       .in_default_set = true,
+       .audited = false,
+       .observed_format = ScalarType::Half},
+      {.mode = PrecisionMode::bf16,
+       .name = "bf16",
+       .summary = "autocast bfloat16 over forward + loss, fp32 master weights, no scaler",
+       .autocast = ScalarType::BFloat16,
+       .weights = ScalarType::Float,
+       .update_rounding = WeightRounding::nearest,
+       .gradient_guard = GradientGuard::none,
+       .tf32 = true,
+       .linear_recipe = std::nullopt,
+       .emulated = false,
+       .needs_capability = kAmpere,
+       .arithmetic = MatrixArithmetic::bf16,
+       .also_against = std::nullopt,
+       .in_default_set = true,
+       .audited = false,
+       .observed_format = ScalarType::BFloat16},
+      {.mode = PrecisionMode::fp8,
+       .name = "fp8",
+       .summary =
+           "as bf16, each linear layer's products in float8, one scale per tensor (e4m3, e5m2 gradients)",
+       .autocast = ScalarType::BFloat16,
+       .weights = ScalarType::Float,
+       .update_rounding = WeightRounding::nearest,
+       .gradient_guard = GradientGuard::none,
+       .tf32 = true,
+       .linear_recipe = LinearRecipe::tensorwise,
+       .emulated = false,
+       .needs_capability = kAda,
+       .arithmetic = MatrixArithmetic::fp8,
+       .also_against = PrecisionMode::bf16,
+       .in_default_set = false,
+       .audited = false,
+       .observed_format = std::nullopt},
+      {.mode = PrecisionMode::fp8_rowwise,
+       .name = "fp8-rowwise",
+       .summary = "as fp8, all e4m3, one power-of-two scale per row",
+       .autocast = ScalarType::BFloat16,
+       .weights = ScalarType::Float,
+       .update_rounding = WeightRounding::nearest,
+       .gradient_guard = GradientGuard::none,
+       .tf32 = true,
+       .linear_recipe = LinearRecipe::rowwise,
+       .emulated = false,
+       .needs_capability = kAda,
+       .arithmetic = MatrixArithmetic::fp8,
+       .also_against = PrecisionMode::bf16,
+       .in_default_set = false,
+       .audited = false,
+       .observed_format = std::nullopt},
+      {.mode = PrecisionMode::bf16_pure,
+       .name = "bf16-pure",
+       .summary = "bf16 weights, gradients and optimizer state, no autocast, updates rounded to nearest",
+       .autocast = std::nullopt,
+       .weights = ScalarType::BFloat16,
+       .update_rounding = WeightRounding::nearest,
+       .gradient_guard = GradientGuard::none,
+       .tf32 = true,
+       .linear_recipe = std::nullopt,
+       .emulated = false,
+       .needs_capability = kAmpere,
+       .arithmetic = MatrixArithmetic::bf16,
+       .also_against = PrecisionMode::bf16,
+       .in_default_set = false,
+       .audited = true,
+       .observed_format = ScalarType::BFloat16},
+      {.mode = PrecisionMode::bf16_pure_sr,
+       .name = "bf16-pure-sr",
+       .summary = "as bf16-pure, updates stochastically rounded",
+       .autocast = std::nullopt,
+       .weights = ScalarType::BFloat16,
+       .update_rounding = WeightRounding::stochastic,
+       .gradient_guard = GradientGuard::none,
+       .tf32 = true,
+       .linear_recipe = std::nullopt,
+       .emulated = false,
+       .needs_capability = kAmpere,
+       .arithmetic = MatrixArithmetic::bf16,
+       .also_against = PrecisionMode::bf16,
+       .in_default_set = false,
+       .audited = true,
+       .observed_format = ScalarType::BFloat16},
+      {.mode = PrecisionMode::bf16_pure_kahan,
+       .name = "bf16-pure-kahan",
+       .summary = "as bf16-pure, updates Kahan-compensated",
+       .autocast = std::nullopt,
+       .weights = ScalarType::BFloat16,
+       .update_rounding = WeightRounding::kahan,
+       .gradient_guard = GradientGuard::none,
+       .tf32 = true,
+       .linear_recipe = std::nullopt,
+       .emulated = false,
+       .needs_capability = kAmpere,
+       .arithmetic = MatrixArithmetic::bf16,
+       .also_against = PrecisionMode::bf16,
+       .in_default_set = false,
+       .audited = true,
+       .observed_format = ScalarType::BFloat16},
+      {.mode = PrecisionMode::mxfp8,
+       .name = "mxfp8",
+       .summary = "as bf16, each linear layer's products in MXFP8 (e4m3, an E8M0 scale per 32), emulated",
+       .autocast = ScalarType::BFloat16,
+       .weights = ScalarType::Float,
+       .update_rounding = WeightRounding::nearest,
+       .gradient_guard = GradientGuard::none,
+       .tf32 = true,
+       .linear_recipe = LinearRecipe::mxfp8,
+       .emulated = true,
+       .needs_capability = kAmpere,
+       .arithmetic = MatrixArithmetic::fp8,
+       .also_against = PrecisionMode::bf16,
+       .in_default_set = false,
+       .audited = false,
+       .observed_format = std::nullopt},
+      {.mode = PrecisionMode::nvfp4,
+       .name = "nvfp4",
+       .summary = "as bf16, each linear layer's products in NVFP4 (e2m1, an e4m3 scale per 16), emulated",
+       .autocast = ScalarType::BFloat16,
+       .weights = ScalarType::Float,
+       .update_rounding = WeightRounding::nearest,
+       .gradient_guard = GradientGuard::none,
+       .tf32 = true,
+       .linear_recipe = LinearRecipe::nvfp4,
+       .emulated = true,
+       .needs_capability = kAmpere,
+       .arithmetic = MatrixArithmetic::fp4,
+       .also_against = PrecisionMode::bf16,
+       .in_default_set = false,
+       .audited = false,
+       .observed_format = std::nullopt},
+      {.mode = PrecisionMode::fp8_blockwise,
+       .name = "fp8-blockwise",
+       .summary =
+           "as bf16, each linear layer's products in e4m3 with power-of-two scales per 1 x 128 (weights "
+           "128 x 128), emulated",
+       .autocast = ScalarType::BFloat16,
+       .weights = ScalarType::Float,
+       .update_rounding = WeightRounding::nearest,
+       .gradient_guard = GradientGuard::none,
+       .tf32 = true,
+       .linear_recipe = LinearRecipe::blockwise,
+       .emulated = true,
+       .needs_capability = kAmpere,
+       .arithmetic = MatrixArithmetic::fp8,
+       .also_against = PrecisionMode::bf16,
+       .in_default_set = false,
+       .audited = false,
+       .observed_format = std::nullopt},
+  };
+  return rows;
 }
 
+}  // namespace
+
+bool at_least(const ComputeCapability& have, const ComputeCapability& need) {
+  return have.major > need.major || (have.major == need.major && have.minor >= need.minor);
+}
+
+std::string to_string(const ComputeCapability& capability) {
+  return std::to_string(capability.major) + "." + std::to_string(capability.minor);
+}
+
+std::string_view to_string(MatrixArithmetic arithmetic) {
+  static constexpr util::EnumNames<MatrixArithmetic, 6> kNames{{{MatrixArithmetic::fp32, "fp32"},
+                                                                {MatrixArithmetic::tf32, "tf32"},
+                                                                {MatrixArithmetic::fp16, "fp16"},
+                                                                {MatrixArithmetic::bf16, "bf16"},
+                                                                {MatrixArithmetic::fp8, "fp8"},
+                                                                {MatrixArithmetic::fp4, "fp4"}}};
+  return util::name_of(kNames, arithmetic);
+}
+
+std::string_view to_string(GradientGuard guard) {
+  return guard == GradientGuard::grad_scaler ? "grad_scaler" : "none";
+}
+
+std::string dtype_name(c10::ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::Half:
+      return "fp16";
+    case ScalarType::BFloat16:
+      return "bf16";
+    case ScalarType::Float:
+      return "fp32";
+    case ScalarType::Double:
+      return "fp64";
+    default:
+      return c10::toString(dtype);
+  }
+}
+
+const std::vector<PrecisionRecipe>& precision_recipes() { return table(); }
+
+nlohmann::json recipe_json(const PrecisionRecipe& row) {
+  auto dtype = [](std::optional<ScalarType> t) {
+    return t ? nlohmann::json(dtype_name(*t)) : nlohmann::json();
+  };
+  static constexpr util::EnumNames<WeightRounding, 3> kRoundings{{{WeightRounding::nearest, "nearest"},
+                                                                  {WeightRounding::stochastic, "stochastic"},
+                                                                  {WeightRounding::kahan, "kahan"}}};
+  return {
+      {"name", row.name},
+      {"autocast", dtype(row.autocast)},
+      {"weights", dtype(row.weights)},
+      {"update_rounding", util::name_of(kRoundings, row.update_rounding)},
+      {"gradient_guard", to_string(row.gradient_guard)},
+      {"tf32", row.tf32},
+      {"linear_recipe", row.linear_recipe ? nlohmann::json(to_string(*row.linear_recipe)) : nlohmann::json()},
+      {"emulated", row.emulated},
+      {"needs_capability",
+       row.needs_capability ? nlohmann::json(to_string(*row.needs_capability)) : nlohmann::json()},
+      {"arithmetic", to_string(row.arithmetic)},
+      {"also_against", row.also_against ? nlohmann::json(to_string(*row.also_against)) : nlohmann::json()},
+      {"in_default_set", row.in_default_set},
+      {"audited", row.audited},
+      {"observed_format", dtype(row.observed_format)}};
+}
+
+const PrecisionRecipe& recipe_of(PrecisionMode mode) {
+  // The rows are in the enum's order, which a test holds.
+  return table().at(static_cast<size_t>(mode));
+}
+
+std::string_view to_string(PrecisionMode mode) { return recipe_of(mode).name; }
+
 const std::vector<PrecisionMode>& all_precision_modes() {
-  static const std::vector<PrecisionMode> modes{
-      PrecisionMode::fp32,      PrecisionMode::tf32,         PrecisionMode::fp16,
-      PrecisionMode::bf16,      PrecisionMode::fp8,          PrecisionMode::fp8_rowwise,
-      PrecisionMode::bf16_pure, PrecisionMode::bf16_pure_sr, PrecisionMode::bf16_pure_kahan};
+  static const std::vector<PrecisionMode> modes = [] {
+    std::vector<PrecisionMode> out;
+    for (const auto& row : table()) out.push_back(row.mode);
+    return out;
+  }();
   return modes;
 }
 
 const std::vector<PrecisionMode>& default_precision_modes() {
-  static const std::vector<PrecisionMode> modes{PrecisionMode::fp32, PrecisionMode::tf32, PrecisionMode::fp16,
-                                                PrecisionMode::bf16};
+  static const std::vector<PrecisionMode> modes = [] {
+    std::vector<PrecisionMode> out;
+    for (const auto& row : table())
+      if (row.in_default_set) out.push_back(row.mode);
+    return out;
+  }();
   return modes;
 }
 
 std::optional<PrecisionMode> parse_precision_mode(std::string_view name) {
-  for (auto mode : all_precision_modes()) {
-    if (to_string(mode) == name) return mode;
-  }
-  return std::nullopt;
+  const auto& rows = table();
+  const auto row = std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return r.name == name; });
+  if (row == rows.end()) return std::nullopt;
+  return row->mode;
 }
 
 PrecisionMode precision_mode_named(std::string_view name) {
@@ -63,48 +330,5 @@ std::string precision_mode_names(const std::vector<PrecisionMode>& modes) {
   }
   return names;
 }
-
-std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode) {
-  switch (mode) {
-    case PrecisionMode::fp16:
-      return c10::ScalarType::Half;
-    case PrecisionMode::bf16:
-    case PrecisionMode::fp8:
-    case PrecisionMode::fp8_rowwise:
-      return c10::ScalarType::BFloat16;
-    case PrecisionMode::fp32:
-    case PrecisionMode::tf32:
-    case PrecisionMode::bf16_pure:
-    case PrecisionMode::bf16_pure_sr:
-    case PrecisionMode::bf16_pure_kahan:
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-std::optional<c10::ScalarType> sixteen_bit_format(PrecisionMode mode) {
-  if (is_pure_bf16(mode)) return c10::ScalarType::BFloat16;
-  if (mode == PrecisionMode::fp16 || mode == PrecisionMode::bf16) return autocast_dtype(mode);
-  return std::nullopt;
-}
-
-bool is_pure_bf16(PrecisionMode mode) {
-  return mode == PrecisionMode::bf16_pure || mode == PrecisionMode::bf16_pure_sr ||
-         mode == PrecisionMode::bf16_pure_kahan;
-}
-
-c10::ScalarType weight_dtype(PrecisionMode mode) {
-  return is_pure_bf16(mode) ? c10::ScalarType::BFloat16 : c10::ScalarType::Float;
-}
-
-optim::WeightRounding weight_rounding(PrecisionMode mode) {
-  if (mode == PrecisionMode::bf16_pure_sr) return optim::WeightRounding::stochastic;
-  if (mode == PrecisionMode::bf16_pure_kahan) return optim::WeightRounding::kahan;
-  return optim::WeightRounding::nearest;
-}
-
-bool needs_grad_scaler(PrecisionMode mode) { return mode == PrecisionMode::fp16; }
-
-bool allows_tf32(PrecisionMode mode) { return mode != PrecisionMode::fp32 && mode != PrecisionMode::fp16; }
 
 }  // namespace ampbench::amp

@@ -6,18 +6,17 @@
 #include <vector>
 
 #include <c10/core/ScalarType.h>
+#include <nlohmann/json.hpp>
 
+#include "amp/linear_recipe.h"
 #include "optim/weight_rounding.h"
 
 namespace ampbench::amp {
 
-// The precision modes ampbench compares. In the mixed modes weights stay fp32 (master weights); a mode
-// only decides what autocast runs forward + loss in, whether a GradScaler guards the fp16 gradients, and
-// whether CUDA may run fp32 matmuls and convolutions in TF32. fp32 is the strict baseline: TF32 off. fp8
-// and fp8-rowwise are bf16 with every linear layer's matrix products in float8 (amp/float8_linear.h).
-// The pure bf16 modes are not mixed: the model's parameters and buffers, its gradients and the optimizer's
-// state are bf16, without autocast; they differ in how a bf16 weight takes its update
-// (optim::WeightRounding).
+// The precision modes ampbench compares. Each is one row of the recipe table (precision_recipes()), which
+// says everything a mode is; the rest of ampbench reads the row, never the mode's name. In the mixed modes
+// weights stay fp32 (master weights); the pure bf16 modes keep the model, its gradients and the optimizer's
+// state in bf16. The enum is the rows' key: a new mode is a value here and its row in precision_mode.cpp.
 enum class PrecisionMode {
   fp32,
   tf32,
@@ -27,8 +26,69 @@ enum class PrecisionMode {
   fp8_rowwise,
   bf16_pure,
   bf16_pure_sr,
-  bf16_pure_kahan
+  bf16_pure_kahan,
+  mxfp8,
+  nvfp4,
+  fp8_blockwise
 };
+
+// A CUDA GPU's compute capability.
+struct ComputeCapability {
+  int major = 0;
+  int minor = 0;
+  bool operator==(const ComputeCapability&) const = default;
+};
+bool at_least(const ComputeCapability& have, const ComputeCapability& need);
+std::string to_string(const ComputeCapability& capability);
+
+// The arithmetic a mode's matrix products want from the device: the column of a GPU's peak TFLOP/s
+// (peak_flops.h), and what a CPU must have for the mode to run at its speed (mode_support.h).
+enum class MatrixArithmetic { fp32, tf32, fp16, bf16, fp8, fp4 };
+std::string_view to_string(MatrixArithmetic arithmetic);
+
+// What guards a mode's gradients against its format's range: fp16 needs a GradScaler, the rest nothing.
+enum class GradientGuard { none, grad_scaler };
+std::string_view to_string(GradientGuard guard);
+
+// One precision recipe: a row of the table. Every field is set in every row (none has a default), so that a
+// row that forgets one does not compile.
+struct PrecisionRecipe {
+  PrecisionMode mode;
+  std::string_view name;     // as configs, --modes and reports spell it
+  std::string_view summary;  // a line for --list-modes
+  // What autocast runs forward + loss in; empty: no autocast (fp32, tf32, the pure modes).
+  std::optional<c10::ScalarType> autocast;
+  // The format of the model's floating parameters and buffers, of its gradients and of the optimizer's state.
+  c10::ScalarType weights;
+  optim::WeightRounding update_rounding;  // how a weight in `weights` takes its update
+  GradientGuard gradient_guard;
+  bool tf32;  // CUDA may run fp32 matmuls and convolutions in TF32
+  // The float8 or float4 recipe of every linear layer's three products (float8_linear.h); empty: autocast's
+  // dtype.
+  std::optional<LinearRecipe> linear_recipe;
+  // Its products are emulated on every device (block_scaled_linear.h: quantized, dequantized, multiplied in
+  // bf16): its time is the emulation's cost, not the format's speed, so no speed-up is read from it.
+  bool emulated;
+  // On CUDA, the compute capability without which the mode is skipped; empty: any GPU runs it.
+  std::optional<ComputeCapability> needs_capability;
+  MatrixArithmetic arithmetic;
+  // The mode its speed-up and static memory are also read against (beside fp32), when that mode ran.
+  std::optional<PrecisionMode> also_against;
+  bool in_default_set;  // run by a config that names no modes
+  bool audited;         // has the lost-update audit (train/update_audit.h): its weights are stored in 16 bits
+  // The 16-bit format the numerics pass measures the mode against (train/numerics_pass.h); empty: no pass.
+  std::optional<c10::ScalarType> observed_format;
+};
+
+// "fp16", "bf16", "fp32", "fp64", or c10's name: a floating format as reports name it.
+std::string dtype_name(c10::ScalarType dtype);
+
+// Every row, in the order of the enum (and of --list-modes and the docs).
+const std::vector<PrecisionRecipe>& precision_recipes();
+const PrecisionRecipe& recipe_of(PrecisionMode mode);
+// A row as report.json's `modes` and `--list-modes json` record it, for the scripts that read a mode's
+// properties (gpu_judge.py, peer_pytorch.py) instead of copying them.
+nlohmann::json recipe_json(const PrecisionRecipe& row);
 
 std::string_view to_string(PrecisionMode mode);
 std::optional<PrecisionMode> parse_precision_mode(std::string_view name);
@@ -36,28 +96,24 @@ std::optional<PrecisionMode> parse_precision_mode(std::string_view name);
 // location, which the caller adds) that lists the modes there are.
 PrecisionMode precision_mode_named(std::string_view name);
 const std::vector<PrecisionMode>& all_precision_modes();
-// The modes a config runs when it names none: the four of automatic mixed precision. float8 changes the
-// model's linear layers, not only autocast, so a config asks for it by name.
+// The modes a config runs when it names none: the rows in the default set.
 const std::vector<PrecisionMode>& default_precision_modes();
 // Comma-separated names of these modes (by default all of them), for messages and help text.
 std::string precision_mode_names(const std::vector<PrecisionMode>& modes = all_precision_modes());
 
-// The autocast dtype for forward + loss, or nullopt for plain fp32.
-std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode);
-// fp16's narrow exponent range needs loss scaling; bf16 has fp32's range and does not.
-bool needs_grad_scaler(PrecisionMode mode);
-// The pure bf16 modes: weights, gradients and optimizer state in bf16.
-bool is_pure_bf16(PrecisionMode mode);
-// The 16-bit format a mode computes in: fp16 or bf16 in the mixed and pure 16-bit modes; empty in fp32, tf32
-// and the fp8 modes (whose float8 ranges are their layers' own).
-std::optional<c10::ScalarType> sixteen_bit_format(PrecisionMode mode);
-// The dtype the model's floating parameters and buffers train in: bf16 in the pure modes, else fp32.
-c10::ScalarType weight_dtype(PrecisionMode mode);
-// How a pure bf16 mode rounds weight updates; nearest for every other mode (whose fp32 weights round
-// as fp32 arithmetic does).
-optim::WeightRounding weight_rounding(PrecisionMode mode);
-// Whether CUDA's fp32 matmuls and convolutions may use TF32 tensor cores: tf32, and bf16 and fp8 (whose ops
-// that autocast leaves in fp32 get TF32 as in PyTorch's usual bf16 recipe). No effect on the CPU.
-bool allows_tf32(PrecisionMode mode);
+// The row's fields by the names the code has always used.
+inline std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode) { return recipe_of(mode).autocast; }
+inline bool needs_grad_scaler(PrecisionMode mode) {
+  return recipe_of(mode).gradient_guard == GradientGuard::grad_scaler;
+}
+inline c10::ScalarType weight_dtype(PrecisionMode mode) { return recipe_of(mode).weights; }
+// The pure bf16 modes: weights (and so gradients and optimizer state) in bf16, no fp32 master copy.
+inline bool is_pure_bf16(PrecisionMode mode) { return recipe_of(mode).weights == c10::ScalarType::BFloat16; }
+inline optim::WeightRounding weight_rounding(PrecisionMode mode) { return recipe_of(mode).update_rounding; }
+inline bool allows_tf32(PrecisionMode mode) { return recipe_of(mode).tf32; }
+inline std::optional<LinearRecipe> linear_recipe(PrecisionMode mode) { return recipe_of(mode).linear_recipe; }
+inline std::optional<c10::ScalarType> sixteen_bit_format(PrecisionMode mode) {
+  return recipe_of(mode).observed_format;
+}
 
 }  // namespace ampbench::amp

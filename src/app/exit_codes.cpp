@@ -89,6 +89,7 @@ int exit_code_for(const compare::CompareOutcome& outcome) {
       return kExitUndecided;
     case compare::ChangeVerdict::ok:
     case compare::ChangeVerdict::within_noise:
+    case compare::ChangeVerdict::emulated:
       break;
   }
   return kExitSuccess;

@@ -165,12 +165,15 @@ void add_headroom_options(CLI::App& app, CliOptions& options) {
 
 void add_options(CLI::App& app, CliOptions& options) {
   app.description(
-      "ampbench: trains one model in each precision mode (fp32, tf32, fp16 + GradScaler, bf16; fp8 and\n"
-      "fp8-rowwise on request) from the same initial weights on the same data, and reports epoch time,\n"
-      "peak memory and validation loss side by side.");
+      "ampbench: trains one model in each precision mode (by default " +
+      amp::precision_mode_names(amp::default_precision_modes()) +
+      ";\n--list-modes lists them all) from the same initial weights on the same data, and reports "
+      "epoch time,\npeak memory and validation loss side by side.");
   app.set_version_flag("--version", version_text());
   app.add_option("-c,--config", options.config_path, "experiment config (JSON)")->check(CLI::ExistingPath);
-  app.add_option("--modes", options.modes, "precision modes to run, in order (default: the config's)")
+  app.add_option(
+         "--modes", options.modes,
+         "precision modes to run, in order, of " + amp::precision_mode_names() + " (default: the config's)")
       ->delimiter(',')
       ->transform(CLI::Validator(
           [](std::string& mode) {
@@ -215,6 +218,13 @@ void add_options(CLI::App& app, CliOptions& options) {
                "make every check a run makes before training (device, data, memory, exports, output "
                "folder, --inject-fault), print the resolved config and exit; writes nothing");
   app.add_flag("--list-models", options.list_models, "list the reference models and exit");
+  app.add_option("--list-modes", options.list_modes,
+                 "list the precision modes and exit: a line each (text, the default), or every property of "
+                 "each as report.json records it (json)")
+      ->expected(0, 1)
+      ->default_str("text")
+      ->type_name("[text|json]")
+      ->check(CLI::IsMember({"text", "json"}));
   app.add_option("--sweep", options.sweeps,
                  "run the experiment at each value of a config key, KEY=V1,V2,... with KEY a JSON pointer "
                  "(e.g. /train/batch_size=8,16,32); given again, a grid of the keys")

@@ -33,6 +33,7 @@ struct CliOptions {
   bool verbose = false;
   bool dry_run = false;
   bool list_models = false;
+  std::optional<std::string> list_modes;                 // --list-modes [text|json]
   std::string export_json, export_csv, export_markdown;  // "-" is stdout
   std::string inject_fault;                              // testing only: KIND:MODE:STEP[:TRIAL]
   std::vector<std::string> sweeps;                       // --sweep KEY=V1,V2,..., one per swept key

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "amp/precision_mode.h"
 #include "compare/compare_reader.h"
 #include "measure/equivalence.h"
 #include "util/enum_names.h"
@@ -10,10 +11,11 @@
 namespace ampbench::compare {
 namespace {
 
-constexpr util::EnumNames<ChangeVerdict, 4> kVerdictNames{{{ChangeVerdict::ok, "ok"},
+constexpr util::EnumNames<ChangeVerdict, 5> kVerdictNames{{{ChangeVerdict::ok, "ok"},
                                                            {ChangeVerdict::regression, "regression"},
                                                            {ChangeVerdict::within_noise, "within_noise"},
-                                                           {ChangeVerdict::unjudged, "unjudged"}}};
+                                                           {ChangeVerdict::unjudged, "unjudged"},
+                                                           {ChangeVerdict::emulated, "emulated"}}};
 
 std::string format(const char* pattern, double value) {
   char text[64];
@@ -101,8 +103,13 @@ void judge_mode(const ModeFigures& a, const ModeFigures& b, const Comparison& in
   m.speed = speed_change(a, b, in_force.max_slowdown);
   m.memory = memory_change(a, b, in_force.max_memory_increase);
   m.val_loss = val_loss_change(a, b, in_force.max_val_loss_increase);
-  record(m, m.speed,
-         describe(format("%.1f%% slower", 100.0 * m.speed.change), m.speed, percent_text, "trials"));
+  const auto mode = amp::parse_precision_mode(a.mode);  // the reader refused any other name
+  if (mode && amp::recipe_of(*mode).emulated) {
+    m.speed.verdict = ChangeVerdict::emulated;
+  } else {
+    record(m, m.speed,
+           describe(format("%.1f%% slower", 100.0 * m.speed.change), m.speed, percent_text, "trials"));
+  }
   record(m, m.memory,
          describe(format("peak memory %.1f%% higher", 100.0 * m.memory.change), m.memory, percent_text, ""));
   record(m, m.val_loss,

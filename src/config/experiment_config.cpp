@@ -45,8 +45,14 @@ void check_combinations(const ExperimentConfig& config) {
 // them, each with the value that leaves it out.
 void leave_out_defaults(nlohmann::json& config) {
   static const std::vector<std::pair<nlohmann::json::json_pointer, nlohmann::json>> kLeftOutAt{
-      {nlohmann::json::json_pointer("/train/threads"), nullptr},            // LibTorch's default
-      {nlohmann::json::json_pointer("/precision/fidelity_seeds"), 1},       // the run's own seed only
+      {nlohmann::json::json_pointer("/train/threads"), nullptr},       // LibTorch's default
+      {nlohmann::json::json_pointer("/precision/fidelity_seeds"), 1},  // the run's own seed only
+      {nlohmann::json::json_pointer("/precision/mxfp8"),
+       {{"scale_rounding", "rceil"}}},                    // torchao's training
+      {nlohmann::json::json_pointer("/precision/nvfp4"),  // the whole training recipe
+       {{"hadamard", true}, {"weight_tiles_2d", true}, {"stochastic_rounding", true}}},
+      {nlohmann::json::json_pointer("/precision/layer_filter"),  // no layer kept in bf16 but by its shape
+       {{"keep_first", 0}, {"keep_last", 0}, {"min_features", 0}}},
       {nlohmann::json::json_pointer("/profile"), nullptr},                  // no profiled pass
       {nlohmann::json::json_pointer("/numerics"), nullptr},                 // no numerics pass
       {nlohmann::json::json_pointer("/data/synthetic_tokens/classes"), 0},  // next-token targets

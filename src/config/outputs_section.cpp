@@ -66,7 +66,16 @@ Gates parse_gates(ObjectReader gates, const std::vector<amp::PrecisionMode>& mod
   for (const auto& [gate, min, max] :
        {Range{Gate::min_speedup, 0.0, 1e6}, Range{Gate::max_val_loss_delta, -1e6, 1e6},
         Range{Gate::max_memory_ratio, 0.0, 1e6}, Range{Gate::min_low_precision_flop_share, 0.0, 1.0}}) {
-    auto thresholds = parse_thresholds(gates.object(std::string(to_string(gate))), modes, min, max);
+    auto per_mode = gates.object(std::string(to_string(gate)));
+    auto thresholds = parse_thresholds(per_mode, modes, min, max);
+    for (const auto& [mode, threshold] : thresholds) {
+      // An emulated mode's time is the emulation's cost: there is no speed of the format to gate on.
+      if (gate == Gate::min_speedup && amp::recipe_of(mode).emulated)
+        throw InputError(
+            per_mode.path_of(std::string(amp::to_string(mode))),
+            std::string(amp::to_string(mode)) +
+                " is emulated: its time is the emulation's, not the format's, so no speed-up is gated");
+    }
     if (!thresholds.empty()) out[gate] = std::move(thresholds);
   }
   gates.finish();

@@ -16,6 +16,37 @@ amp::PrecisionMode mode_at(const std::string& name, const std::string& where) {
   }
 }
 
+namespace {
+
+amp::BlockRecipeOptions parse_block_recipe(ObjectReader& precision) {
+  amp::BlockRecipeOptions out;
+  ObjectReader mx = precision.object("mxfp8");
+  const auto rounding = mx.string("scale_rounding", std::string(amp::to_string(out.mx_rounding)));
+  if (rounding != "rceil" && rounding != "floor")
+    throw InputError(mx.path_of("scale_rounding"),
+                     "expected \"rceil\" or \"floor\", got \"" + rounding + "\"");
+  out.mx_rounding = rounding == "rceil" ? amp::ScaleRounding::rceil : amp::ScaleRounding::floor;
+  mx.finish();
+  ObjectReader nvfp4 = precision.object("nvfp4");
+  out.nvfp4_hadamard = nvfp4.boolean("hadamard", out.nvfp4_hadamard);
+  out.nvfp4_weight_tiles_2d = nvfp4.boolean("weight_tiles_2d", out.nvfp4_weight_tiles_2d);
+  out.nvfp4_stochastic = nvfp4.boolean("stochastic_rounding", out.nvfp4_stochastic);
+  nvfp4.finish();
+  return out;
+}
+
+amp::LayerFilter parse_layer_filter(ObjectReader filter) {
+  amp::LayerFilter out;
+  constexpr int64_t kMost = 1'000'000;
+  out.keep_first = filter.integer("keep_first", out.keep_first, 0, kMost);
+  out.keep_last = filter.integer("keep_last", out.keep_last, 0, kMost);
+  out.min_features = filter.integer("min_features", out.min_features, 0, int64_t(1) << 40);
+  filter.finish();
+  return out;
+}
+
+}  // namespace
+
 PrecisionConfig parse_precision(ObjectReader precision) {
   PrecisionConfig out;
   if (precision.has("modes")) {
@@ -46,6 +77,8 @@ PrecisionConfig parse_precision(ObjectReader precision) {
   scaler.finish();
   out.fidelity_tolerance = precision.number("fidelity_tolerance", out.fidelity_tolerance, 0.0, 1e6);
   out.fidelity_seeds = precision.integer("fidelity_seeds", out.fidelity_seeds, 1, 1000);
+  out.block_recipe = parse_block_recipe(precision);
+  out.layer_filter = parse_layer_filter(precision.object("layer_filter"));
   precision.finish();
   return out;
 }
@@ -61,7 +94,16 @@ nlohmann::json precision_json(const PrecisionConfig& p) {
                                 {"backoff_factor", s.backoff_factor},
                                 {"growth_interval", s.growth_interval}}},
                               {"fidelity_tolerance", p.fidelity_tolerance},
-                              {"fidelity_seeds", p.fidelity_seeds}};
+                              {"fidelity_seeds", p.fidelity_seeds},
+                              {"mxfp8", {{"scale_rounding", amp::to_string(p.block_recipe.mx_rounding)}}},
+                              {"nvfp4",
+                               {{"hadamard", p.block_recipe.nvfp4_hadamard},
+                                {"weight_tiles_2d", p.block_recipe.nvfp4_weight_tiles_2d},
+                                {"stochastic_rounding", p.block_recipe.nvfp4_stochastic}}},
+                              {"layer_filter",
+                               {{"keep_first", p.layer_filter.keep_first},
+                                {"keep_last", p.layer_filter.keep_last},
+                                {"min_features", p.layer_filter.min_features}}}};
   return precision;
 }
 

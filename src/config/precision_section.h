@@ -6,12 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "amp/float8_linear.h"
 #include "amp/grad_scaler.h"
 #include "amp/precision_mode.h"
 #include "util/json_reader.h"
 
-// The config's "precision": the modes, fp16's GradScaler and the fidelity verdict's tolerance and seeds;
-// the defaults are the struct's (the GradScaler's in amp::GradScalerOptions).
+// The config's "precision": the modes, fp16's GradScaler, the block-scaled recipes' options and the layer
+// filter of the float8 and float4 modes, and the fidelity verdict's tolerance and seeds; the defaults are the
+// struct's (the GradScaler's in amp::GradScalerOptions, the recipes' in amp::BlockRecipeOptions).
 namespace ampbench::config {
 
 struct PrecisionConfig {
@@ -22,6 +24,8 @@ struct PrecisionConfig {
   // Seeds each mode is trained from for the fidelity verdict (initial weights and batch order change with
   // the seed, the same seeds for every mode); the first is the run's seed, whose trials are the timed ones.
   int64_t fidelity_seeds = 1;
+  amp::BlockRecipeOptions block_recipe;  // "mxfp8": {"scale_rounding"}, "nvfp4": {"hadamard", ...}
+  amp::LayerFilter layer_filter;         // "layer_filter": {"keep_first", "keep_last", "min_features"}
 };
 
 PrecisionConfig parse_precision(util::ObjectReader precision);

@@ -56,21 +56,6 @@ std::optional<double> epsilon(c10::ScalarType dtype) {
   }
 }
 
-std::string dtype_name(c10::ScalarType dtype) {
-  switch (dtype) {
-    case at::kHalf:
-      return "fp16";
-    case at::kBFloat16:
-      return "bf16";
-    case at::kFloat:
-      return "fp32";
-    case at::kDouble:
-      return "fp64";
-    default:
-      return c10::toString(dtype);
-  }
-}
-
 std::optional<double> headroom_binades(double largest, c10::ScalarType dtype) {
   const auto limit = largest_finite(dtype);
   if (!limit || !(largest > 0) || !std::isfinite(largest)) return std::nullopt;

@@ -15,8 +15,6 @@ std::optional<double> smallest_normal(c10::ScalarType dtype);
 // The gap between 1 and the next larger value of a floating dtype (fp16: 2^-10, bf16: 2^-7); empty for
 // others.
 std::optional<double> epsilon(c10::ScalarType dtype);
-// "fp16", "bf16", "fp32", "fp64", or c10's name.
-std::string dtype_name(c10::ScalarType dtype);
 // Binades (powers of two) from `largest` up to the dtype's largest finite value: how far the values can grow
 // before they overflow; negative when they already exceed it; empty when `largest` is 0 or not finite.
 std::optional<double> headroom_binades(double largest, c10::ScalarType dtype);

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "amp/precision_mode.h"
 #include "numerics/node_scope.h"
 
 namespace ampbench::numerics {
@@ -88,7 +89,7 @@ std::unique_ptr<at::ObserverContext> ObserverState::start(const at::RecordFuncti
   const auto inputs = tensors_in(fn.inputs());
   for (const auto& tensor : inputs) {
     if (!tensor.defined()) continue;
-    ArgumentState argument{tensor};
+    ArgumentState argument{tensor, true, std::nullopt};
     if (checkable(tensor)) std::tie(argument.finite, argument.largest) = finite_and_largest(tensor);
     start->arguments.push_back(std::move(argument));
   }
@@ -146,12 +147,12 @@ std::optional<NonFiniteOp> ObserverState::check_results(const at::RecordFunction
   const auto node = current_backward_node();
   if (op.phase == Phase::backward && node) op.backward_node = node->first;
   for (const auto& argument : start.arguments) {
-    op.inputs.push_back({dtype_name(argument.tensor.scalar_type()), argument.tensor.sizes().vec()});
+    op.inputs.push_back({amp::dtype_name(argument.tensor.scalar_type()), argument.tensor.sizes().vec()});
     if (argument.largest && (!op.largest_input || *argument.largest > *op.largest_input))
       op.largest_input = argument.largest;
   }
   for (const auto& result : outputs)
-    op.outputs.push_back({dtype_name(result.scalar_type()), result.sizes().vec()});
+    op.outputs.push_back({amp::dtype_name(result.scalar_type()), result.sizes().vec()});
   op.format_max = largest_finite(*made_in);
   op.site = start.where.site;
   return op;

@@ -55,7 +55,7 @@ const util::CsvColumns<ProfileRow>& profile_columns() {
 
 ProfileRow row_of(amp::PrecisionMode mode, const char* row, const ModeProfile& p, double seconds,
                   std::optional<double> ratio) {
-  ProfileRow r{mode, row, "", "", "", seconds, step_share(p, seconds), ratio};
+  ProfileRow r{mode, row, "", "", "", seconds, step_share(p, seconds), ratio, nullptr, std::nullopt};
   return r;
 }
 

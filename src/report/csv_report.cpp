@@ -1,5 +1,6 @@
 #include "report/csv_report.h"
 
+#include "report/summary_fields.h"
 #include "util/csv_cells.h"
 #include "util/csv_table.h"
 
@@ -18,6 +19,15 @@ struct TrialRow {
 };
 
 std::string flag(bool value) { return value ? "true" : "false"; }
+
+std::string join(const std::vector<std::string>& cells) {
+  std::string line;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (i) line += ',';
+    line += cells[i];
+  }
+  return line;
+}
 
 // A cell of the epoch, empty on the row of a trial without one.
 template <typename Cell>
@@ -84,73 +94,6 @@ void add_trial_rows(const std::vector<TrialRecord>& trials, const char* purpose,
   }
 }
 
-// A row of summary.csv: a summarised mode, with the run's fidelity tolerance beside it.
-struct SummaryRow {
-  const ModeSummary* mode;
-  double fidelity_tolerance;
-};
-
-template <typename T>
-std::function<std::string(const SummaryRow&)> summary_cell(T ModeSummary::* field) {
-  return [field](const SummaryRow& r) { return util::optional_cell(r.mode->*field); };
-}
-
-// The low or high end of an optional interval.
-template <typename Interval>
-std::string end_cell(const std::optional<Interval>& interval, bool high) {
-  return interval ? util::csv_number(high ? interval->high : interval->low) : std::string();
-}
-
-const util::CsvColumns<SummaryRow>& summary_columns() {
-  static const util::CsvColumns<SummaryRow> columns{
-      {"mode", [](const SummaryRow& r) { return std::string(amp::to_string(r.mode->mode)); }},
-      {"trials", [](const SummaryRow& r) { return std::to_string(r.mode->trials); }},
-      {"samples_per_second_median",
-       [](const SummaryRow& r) { return util::optional_cell(r.mode->samples_per_second.median); }},
-      {"speedup_vs_fp32", summary_cell(&ModeSummary::speedup_vs_fp32)},
-      {"speedup_low_95", [](const SummaryRow& r) { return end_cell(r.mode->speedup_interval, false); }},
-      {"speedup_high_95", [](const SummaryRow& r) { return end_cell(r.mode->speedup_interval, true); }},
-      {"speedup_vs_bf16", summary_cell(&ModeSummary::speedup_vs_bf16)},
-      {"speedup_vs_bf16_low_95",
-       [](const SummaryRow& r) { return end_cell(r.mode->speedup_vs_bf16_interval, false); }},
-      {"speedup_vs_bf16_high_95",
-       [](const SummaryRow& r) { return end_cell(r.mode->speedup_vs_bf16_interval, true); }},
-      {"peak_bytes", [](const SummaryRow& r) { return std::to_string(r.mode->peak_bytes); }},
-      {"memory_ratio_vs_fp32", summary_cell(&ModeSummary::memory_ratio_vs_fp32)},
-      {"activation_ratio_vs_fp32", summary_cell(&ModeSummary::activation_ratio_vs_fp32)},
-      {"static_bytes", [](const SummaryRow& r) { return util::optional_cell(r.mode->static_bytes); }},
-      {"static_ratio_vs_fp32", summary_cell(&ModeSummary::static_ratio_vs_fp32)},
-      {"static_ratio_vs_bf16", summary_cell(&ModeSummary::static_ratio_vs_bf16)},
-      {"lost_update_share", summary_cell(&ModeSummary::lost_update_share)},
-      {"lost_update_mass", summary_cell(&ModeSummary::lost_update_mass)},
-      {"fidelity_seeds", [](const SummaryRow& r) { return std::to_string(r.mode->fidelity.seeds); }},
-      {"val_loss_mean",
-       [](const SummaryRow& r) { return util::optional_cell(r.mode->fidelity.val_loss.mean); }},
-      {"val_loss_stddev",
-       [](const SummaryRow& r) { return util::optional_cell(r.mode->fidelity.val_loss.stddev); }},
-      {"val_accuracy_mean",
-       [](const SummaryRow& r) { return util::optional_cell(r.mode->fidelity.val_accuracy_mean); }},
-      {"noise_floor", summary_cell(&ModeSummary::fidelity_noise_floor)},
-      {"paired_seeds", [](const SummaryRow& r) { return std::to_string(r.mode->fidelity.paired_seeds); }},
-      {"val_loss_delta_mean",
-       [](const SummaryRow& r) { return util::optional_cell(r.mode->fidelity.delta_mean); }},
-      {"delta_low_95", [](const SummaryRow& r) { return end_cell(r.mode->fidelity.delta_interval, false); }},
-      {"delta_high_95", [](const SummaryRow& r) { return end_cell(r.mode->fidelity.delta_interval, true); }},
-      {"fidelity_tolerance", [](const SummaryRow& r) { return util::csv_number(r.fidelity_tolerance); }},
-      {"fidelity",
-       [](const SummaryRow& r) {
-         const auto& verdict = r.mode->fidelity.verdict;
-         return verdict ? std::string(to_string(*verdict)) : std::string();
-       }},
-      {"seeds_needed",
-       [](const SummaryRow& r) { return util::optional_cell(r.mode->fidelity.seeds_needed); }},
-      {"low_precision_flop_share", summary_cell(&ModeSummary::low_precision_flop_share)},
-      {"cpu_share", summary_cell(&ModeSummary::cpu_share)},
-      {"run_queue_wait_share_max", summary_cell(&ModeSummary::run_queue_wait_share)},
-  };
-  return columns;
-}
-
 }  // namespace
 
 std::string to_csv(const RunReport& report) {
@@ -162,12 +105,11 @@ std::string to_csv(const RunReport& report) {
 
 std::string csv_columns() { return util::csv_header(trial_columns()); }
 
+// summary.csv: a row per summarised mode, its columns those of the summary's fields (summary_fields.h).
 std::string to_summary_csv(const RunReport& report) {
-  std::vector<SummaryRow> rows;
-  for (const auto& s : report.summary) rows.push_back({&s, report.context.fidelity_tolerance});
-  return util::render_csv(summary_columns(), rows);
+  std::string out = join(summary_csv_header()) + "\n";
+  for (const auto& s : report.summary) out += join(summary_csv_cells(s)) + "\n";
+  return out;
 }
-
-std::string summary_csv_columns() { return util::csv_header(summary_columns()); }
 
 }  // namespace ampbench::report

@@ -13,9 +13,8 @@ namespace ampbench::report {
 std::string to_csv(const RunReport& report);
 std::string csv_columns();  // its header line
 
-// One row per summarised mode: the figures each verdict was judged on beside the verdict, for spreadsheets
-// and CI jobs (summary.csv in the run folder).
+// One row per summarised mode: every figure of its summary (report/summary_fields.h), each verdict beside
+// the figures it was judged on, for spreadsheets and CI jobs (summary.csv in the run folder).
 std::string to_summary_csv(const RunReport& report);
-std::string summary_csv_columns();
 
 }  // namespace ampbench::report

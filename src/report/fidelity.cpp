@@ -85,6 +85,7 @@ FidelitySummary summarize_fidelity(amp::PrecisionMode mode, const train::Experim
                                    double tolerance) {
   const auto figures = figures_by_seed(mode, measured);
   FidelitySummary out;
+  out.tolerance = tolerance;
   out.seeds = static_cast<int64_t>(figures.size());
   std::vector<double> losses, accuracies, perplexities;
   for (const auto& [seed, f] : figures) {

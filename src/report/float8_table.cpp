@@ -70,9 +70,10 @@ std::string float8_footnote(const RunReport& report) {
     for (const auto& layer : layers) {
       if (layer.bf16_calls > 0) left.push_back(layer.name + " (" + layer.bf16_why.value_or("") + ")");
     }
+    const bool float4 = amp::recipe_of(t->mode).arithmetic == amp::MatrixArithmetic::fp4;
     out << amp::to_string(t->mode) << " (" << t->float8->recipe
-        << " scaling): " << layers.size() - left.size() << " of " << layers.size()
-        << " linear layers in float8";
+        << " scaling): " << layers.size() - left.size() << " of " << layers.size() << " linear layers in "
+        << (float4 ? "float4" : "float8");
     for (size_t i = 0; i < left.size(); ++i) out << (i == 0 ? "; left in bf16: " : ", ") << left[i];
     out << against_bf16(report, t->mode) << "\n";
   }

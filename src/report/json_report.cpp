@@ -4,6 +4,7 @@
 #include "report/divergence_report.h"
 #include "report/json_values.h"
 #include "report/numerics_report.h"
+#include "report/summary_fields.h"
 
 namespace ampbench::report {
 namespace {
@@ -126,82 +127,6 @@ nlohmann::json trial_json(const TrialRecord& t) {
           {"epochs", epochs}};
 }
 
-nlohmann::json statistics_json(const measure::Summary& s) {
-  return {{"count", s.count},
-          {"mean", optional_json(s.mean)},
-          {"median", optional_json(s.median)},
-          {"stddev", optional_json(s.stddev)},
-          {"cv", optional_json(s.cv)},
-          {"iqr", optional_json(s.iqr)},
-          {"min", optional_json(s.min)},
-          {"max", optional_json(s.max)}};
-}
-
-nlohmann::json interval_json(const std::optional<measure::Interval>& interval) {
-  return interval ? nlohmann::json{interval->low, interval->high} : nlohmann::json();
-}
-
-nlohmann::json fidelity_json(const ModeSummary& s) {
-  const auto& f = s.fidelity;
-  return {{"seeds", f.seeds},
-          {"val_loss", statistics_json(f.val_loss)},
-          {"val_accuracy_mean", optional_json(f.val_accuracy_mean)},
-          {"val_perplexity_mean", optional_json(f.val_perplexity_mean)},
-          {"noise_floor", optional_json(s.fidelity_noise_floor)},
-          {"paired_seeds", f.paired_seeds},
-          {"delta_mean", optional_json(f.delta_mean)},
-          {"delta_interval_95", interval_json(f.delta_interval)},
-          {"seeds_needed", optional_json(f.seeds_needed)},
-          {"seeds_never_stepped", f.seeds_never_stepped}};
-}
-
-nlohmann::json trials_compared_json(const std::vector<TrialRate>& rates) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& r : rates)
-    out.push_back({{"trial", r.trial}, {"epochs", r.epochs}, {"samples_per_second", r.samples_per_second}});
-  return out;
-}
-
-nlohmann::json summary_json(const ModeSummary& s) {
-  nlohmann::json steps = nullptr;
-  if (s.step_seconds)
-    steps = {{"p50", s.step_seconds->p50}, {"p90", s.step_seconds->p90}, {"p99", s.step_seconds->p99}};
-  return {
-      {"mode", amp::to_string(s.mode)},
-      {"trials", s.trials},
-      {"epochs_compared", s.epochs_compared},
-      {"trials_compared", trials_compared_json(s.trials_compared)},
-      {"samples_per_second", statistics_json(s.samples_per_second)},
-      {"epoch_seconds", statistics_json(s.epoch_seconds)},
-      {"step_seconds", steps},
-      {"cpu_share", optional_json(s.cpu_share)},
-      {"run_queue_wait_share_max", optional_json(s.run_queue_wait_share)},
-      {"peak_bytes", s.peak_bytes},
-      {"static_bytes", optional_json(s.static_bytes)},
-      {"activation_bytes", optional_json(s.activation_bytes)},
-      {"val_loss", s.val_loss},
-      {"val_accuracy", s.val_accuracy},
-      {"val_perplexity", optional_json(s.val_perplexity)},
-      {"achieved_tflops", optional_json(s.achieved_tflops)},
-      {"peak_tflops", optional_json(s.peak_tflops)},
-      {"mfu", optional_json(s.mfu)},
-      {"speedup_vs_fp32", optional_json(s.speedup_vs_fp32)},
-      {"speedup_interval_95", interval_json(s.speedup_interval)},
-      {"speedup_vs_bf16", optional_json(s.speedup_vs_bf16)},
-      {"speedup_vs_bf16_interval_95", interval_json(s.speedup_vs_bf16_interval)},
-      {"memory_ratio_vs_fp32", optional_json(s.memory_ratio_vs_fp32)},
-      {"activation_ratio_vs_fp32", optional_json(s.activation_ratio_vs_fp32)},
-      {"static_ratio_vs_fp32", optional_json(s.static_ratio_vs_fp32)},
-      {"static_ratio_vs_bf16", optional_json(s.static_ratio_vs_bf16)},
-      {"lost_update_share", optional_json(s.lost_update_share)},
-      {"lost_update_mass", optional_json(s.lost_update_mass)},
-      {"val_loss_delta_vs_fp32", optional_json(s.val_loss_delta_vs_fp32)},
-      {"fidelity", s.fidelity.verdict ? nlohmann::json(to_string(*s.fidelity.verdict)) : nlohmann::json()},
-      {"fidelity_detail", fidelity_json(s)},
-      {"grad_cosine_vs_fp32", optional_json(s.grad_cosine_vs_fp32)},
-      {"low_precision_flop_share", optional_json(s.low_precision_flop_share)}};
-}
-
 nlohmann::json update_audit_json(const train::UpdateAudit& a) {
   return {{"mode", amp::to_string(a.mode)},
           {"steps", a.steps},
@@ -243,6 +168,13 @@ nlohmann::json model_json(const RunReport& report) {
                               : nlohmann::json()}};
 }
 
+// The recipe table's rows of the configured modes: what each mode is, for every reader of the report.
+nlohmann::json modes_json(const RunContext& context) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (auto mode : context.modes) rows.push_back(amp::recipe_json(amp::recipe_of(mode)));
+  return rows;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const RunReport& report) {
@@ -264,6 +196,7 @@ nlohmann::json to_json(const RunReport& report) {
           {"stopped_by", optional_json(measured.stopped_by)},
           {"setup_failure", optional_json(measured.setup_failure)},
           {"config", report.context.resolved_config},
+          {"modes", modes_json(report.context)},
           {"environment", environment_json(report.context.environment)},
           {"train_flops_per_sample", optional_json(report.context.train_flops_per_sample)},
           {"model_parameters", measured.model_parameters},

@@ -66,7 +66,7 @@ nlohmann::json cast_json(int64_t flushed, int64_t subnormal, int64_t overflow, i
 
 nlohmann::json parameter_json(const ParameterNumerics& p, c10::ScalarType format) {
   const auto ratio = update_ratio(p);
-  const auto in_epsilons = ratio ? std::optional<double>(*ratio / *numerics::epsilon(format)) : std::nullopt;
+  const auto in_epsilons = ratio ? nlohmann::json(*ratio / *numerics::epsilon(format)) : nlohmann::json();
   return {{"name", p.name},
           {"elements", p.elements},
           {"gradient",
@@ -82,7 +82,7 @@ nlohmann::json parameter_json(const ParameterNumerics& p, c10::ScalarType format
              cast_json(p.flushed_unscaled, p.subnormal_unscaled, p.overflow_unscaled, p.gradient_nonzero)}}},
           {"update",
            {{"ratio_to_weight", optional_json(ratio)},
-            {"ratio_in_epsilons", optional_json(in_epsilons)},
+            {"ratio_in_epsilons", in_epsilons},
             {"changed", p.updates},
             {"lost_in_format", optional_json(p.updates_lost)},
             {"lost_share", optional_json(lost_share(p))}}}};
@@ -97,7 +97,7 @@ nlohmann::json record_json(const NumericsRecord& r) {
   auto parameters = nlohmann::json::array();
   for (const auto& p : r.parameters) parameters.push_back(parameter_json(p, r.format));
   return {{"mode", amp::to_string(r.mode)},
-          {"format", numerics::dtype_name(r.format)},
+          {"format", amp::dtype_name(r.format)},
           {"format_largest", *numerics::largest_finite(r.format)},
           {"format_smallest_normal", *numerics::smallest_normal(r.format)},
           {"format_epsilon", *numerics::epsilon(r.format)},
@@ -178,7 +178,7 @@ std::string underflow_text(const NumericsRecord& r) {
   const auto* p = most(r, [](const ParameterNumerics& p) {
     return share(std::max(underflow_unscaled(p), underflow_at_scale(p)), p.gradient_nonzero);
   });
-  if (!p) return "no gradient element underflows in " + numerics::dtype_name(r.format);
+  if (!p) return "no gradient element underflows in " + amp::dtype_name(r.format);
   const auto unscaled = *share(underflow_unscaled(*p), p->gradient_nonzero);
   const auto at_scale = *share(underflow_at_scale(*p), p->gradient_nonzero);
   if (r.loss_scales.empty())
@@ -194,9 +194,9 @@ std::string underflow_text(const NumericsRecord& r) {
 std::string lost_text(const NumericsRecord& r) {
   if (amp::is_pure_bf16(r.mode)) return "";
   const auto* p = most(r, lost_share);
-  if (!p) return fmt::format("no update would be lost in {} weights", numerics::dtype_name(r.format));
+  if (!p) return fmt::format("no update would be lost in {} weights", amp::dtype_name(r.format));
   return fmt::format("most updates that would be lost were the weights stored in {}: {} {:.2f}%",
-                     numerics::dtype_name(r.format), p->name, 100 * *lost_share(*p));
+                     amp::dtype_name(r.format), p->name, 100 * *lost_share(*p));
 }
 
 std::string line_of(const NumericsRecord& r) {
@@ -205,7 +205,7 @@ std::string line_of(const NumericsRecord& r) {
   if (r.steps.empty()) return mode + ": the numerics pass measured no step";
   std::vector<std::string> steps;
   for (auto s : r.steps) steps.push_back(std::to_string(s));
-  auto text = fmt::format("{} ({}) at step{} {}", mode, numerics::dtype_name(r.format),
+  auto text = fmt::format("{} ({}) at step{} {}", mode, amp::dtype_name(r.format),
                           steps.size() > 1 ? "s" : "", util::join(steps, ", "));
   if (!r.loss_scales.empty()) text += ", loss scale " + scales_text(r.loss_scales);
   std::vector<std::string> parts{headroom_text(r), underflow_text(r), lost_text(r)};
@@ -243,7 +243,7 @@ const util::CsvColumns<NumericsRow>& numerics_columns() {
   using F = c10::ScalarType;
   static const util::CsvColumns<NumericsRow> columns{
       {"mode", [](const NumericsRow& r) { return std::string(amp::to_string(r.record->mode)); }},
-      {"format", [](const NumericsRow& r) { return numerics::dtype_name(r.record->format); }},
+      {"format", [](const NumericsRow& r) { return amp::dtype_name(r.record->format); }},
       {"row", [](const NumericsRow& r) { return std::string(r.layer ? "layer" : "parameter"); }},
       {"name",
        [](const NumericsRow& r) { return util::text_cell(r.layer ? r.layer->layer : r.parameter->name); }},

@@ -8,32 +8,6 @@
 namespace ampbench::report {
 namespace {
 
-constexpr util::EnumNames<WarningKind, 23> kWarningNames{{
-    {WarningKind::diverged, "diverged"},
-    {WarningKind::oom, "oom"},
-    {WarningKind::failed, "failed"},
-    {WarningKind::interrupted, "interrupted"},
-    {WarningKind::skipped, "skipped"},
-    {WarningKind::no_tensor_cores, "no_tensor_cores"},
-    {WarningKind::no_16bit_arithmetic, "no_16bit_arithmetic"},
-    {WarningKind::no_float8_arithmetic, "no_float8_arithmetic"},
-    {WarningKind::scale_collapse, "scale_collapse"},
-    {WarningKind::data_on_host, "data_on_host"},
-    {WarningKind::outlier, "outlier"},
-    {WarningKind::high_cv, "high_cv"},
-    {WarningKind::debug_build, "debug_build"},
-    {WarningKind::few_repeats, "few_repeats"},
-    {WarningKind::no_noise_floor, "no_noise_floor"},
-    {WarningKind::fidelity_inconclusive, "fidelity_inconclusive"},
-    {WarningKind::precision_not_applied, "precision_not_applied"},
-    {WarningKind::profile_failed, "profile_failed"},
-    {WarningKind::never_stepped, "never_stepped"},
-    {WarningKind::slow_mode, "slow_mode"},
-    {WarningKind::contention, "contention"},
-    {WarningKind::setup_failed, "setup_failed"},
-    {WarningKind::flops_uncounted, "flops_uncounted"},
-}};
-
 constexpr util::EnumNames<FidelityVerdict, 3> kVerdictNames{{
     {FidelityVerdict::pass, "pass"},
     {FidelityVerdict::fail, "fail"},
@@ -50,17 +24,71 @@ std::string with_thousands(int64_t value) {
 
 }  // namespace
 
-std::string_view to_string(WarningKind kind) { return util::name_of(kWarningNames, kind); }
+const std::vector<WarningKindRow>& warning_kinds() {
+  using K = WarningKind;
+  static const std::vector<WarningKindRow> rows{
+      {K::diverged, "diverged",
+       "a trial's training or validation loss was not finite: it stopped and counts in no figure"},
+      {K::oom, "oom", "a trial ran out of memory: it counts in no figure"},
+      {K::failed, "failed", "a trial failed with an error: it counts in no figure"},
+      {K::interrupted, "interrupted", "a signal stopped the run during the trial"},
+      {K::skipped, "skipped",
+       "the device cannot run the mode (below the row's needs_capability, or TF32 on a CPU)"},
+      {K::no_tensor_cores, "no_tensor_cores", "fp16 on a GPU below compute capability 7.0: no tensor cores"},
+      {K::no_16bit_arithmetic, "no_16bit_arithmetic",
+       "a CPU without the mode's 16-bit arithmetic runs it through fp32, slower than fp32"},
+      {K::no_float8_arithmetic, "no_float8_arithmetic",
+       "the device has no float8 arithmetic: the mode's figures show float8's numerics, not its speed"},
+      {K::scale_collapse, "scale_collapse",
+       "fp16's loss scale backed off 5 or more steps in a row, or fell below 1"},
+      {K::data_on_host, "data_on_host",
+       "the data did not fit the device: batches are copied from host memory inside the timing"},
+      {K::outlier, "outlier",
+       "an epoch's time lies far from its mode's median (the MAD rule, and 5 % or more)"},
+      {K::high_cv, "high_cv", "a mode's epochs' samples/s vary by more than 5 % (coefficient of variation)"},
+      {K::debug_build, "debug_build",
+       "ampbench was not built in Release: its times are not the library's speed"},
+      {K::few_repeats, "few_repeats", "fewer than 3 trials per mode: no speed-up interval, no speed verdict"},
+      {K::no_noise_floor, "no_noise_floor",
+       "one fidelity seed: the verdict has no noise floor and may be luck"},
+      {K::fidelity_inconclusive, "fidelity_inconclusive",
+       "the fidelity interval straddles the tolerance: the warning says how many seeds would decide"},
+      {K::precision_not_applied, "precision_not_applied",
+       "the profiled pass ran under 90 % of a 16-bit mode's matrix FLOPs in 16 bits"},
+      {K::profile_failed, "profile_failed", "a mode's profiled pass failed"},
+      {K::never_stepped, "never_stepped", "fp16 skipped every optimizer step: its weights never moved"},
+      {K::slow_mode, "slow_mode", "a mode ran at under half fp32's speed"},
+      {K::contention, "contention", "a timed epoch's threads waited for a CPU over 10 % of their time"},
+      {K::setup_failed, "setup_failed", "the run ended before its first trial: nothing was trained"},
+      {K::flops_uncounted, "flops_uncounted",
+       "ops whose FLOPs the count leaves out: TFLOP/s and MFU are lower bounds"},
+      {K::emulated, "emulated",
+       "the mode's products are emulated: its time is the emulation's, not the format's; no speed-up is read "
+       "from it"},
+  };
+  return rows;
+}
+
+std::string_view to_string(WarningKind kind) { return warning_kinds().at(static_cast<size_t>(kind)).name; }
 std::string_view to_string(FidelityVerdict verdict) { return util::name_of(kVerdictNames, verdict); }
+
+std::optional<FidelityVerdict> fidelity_verdict_named(std::string_view name) {
+  for (const auto& [verdict, verdict_name] : kVerdictNames)
+    if (verdict_name == name) return verdict;
+  return std::nullopt;
+}
 
 RunContext make_run_context(const config::ExperimentConfig& config, measure::Environment environment) {
   RunContext context{config.name,
                      config.model.type,
+                     config.precision.modes,
                      config.repeats,
                      config.precision.fidelity_tolerance,
                      config.gates,
                      config::to_json(config),
                      std::move(environment),
+                     {},
+                     {},
                      {},
                      {}};
   context.archive = config.model.spec->archive();

@@ -24,7 +24,7 @@ namespace ampbench::report {
 
 // report.json's shape. Any change to it (a field or an enum value added, removed, renamed or given another
 // meaning) raises the version, and docs/report.schema.json follows; docs/reports.md lists the versions.
-constexpr int kSchemaVersion = 15;
+constexpr int kSchemaVersion = 16;
 
 struct StepPercentiles {
   double p50 = 0, p90 = 0, p99 = 0;
@@ -37,6 +37,8 @@ struct StepPercentiles {
 // there is no interval: the difference itself is judged, and a warning says there is no noise floor.
 enum class FidelityVerdict { pass, fail, inconclusive };
 std::string_view to_string(FidelityVerdict verdict);
+// The verdict report.json names, or nullopt for a name that is none.
+std::optional<FidelityVerdict> fidelity_verdict_named(std::string_view name);
 
 // A mode's final validation figures over the fidelity seeds, and against fp32's at the same seeds.
 struct FidelitySummary {
@@ -53,6 +55,7 @@ struct FidelitySummary {
   // Seeds at which fp16 skipped every optimizer step (inf/NaN gradients throughout): the mode never
   // trained there, so its verdict is fail whatever its loss.
   int64_t seeds_never_stepped = 0;
+  double tolerance = 0;  // the largest |delta| that passes (precision.fidelity_tolerance)
 };
 
 // One mode over all its trials, and against the fp32 baseline (comparisons empty without fp32).
@@ -120,7 +123,7 @@ struct GateResult {
   std::string message;  // which and why, in a line
 };
 
-// What a warning is about; its name in reports is to_string(kind).
+// What a warning is about. Each kind is a row of warning_kinds(): its name in reports and what it means.
 enum class WarningKind {
   diverged,
   oom,
@@ -145,7 +148,15 @@ enum class WarningKind {
   contention,
   setup_failed,
   flops_uncounted,
+  emulated,
 };
+struct WarningKindRow {
+  WarningKind kind;
+  std::string_view name;     // report.json's warnings[].kind
+  std::string_view meaning;  // docs/reports.md's table of warning kinds says the same (a test holds them)
+};
+// Every kind, in the enum's order: the one list report.json's schema and the docs are checked against.
+const std::vector<WarningKindRow>& warning_kinds();
 std::string_view to_string(WarningKind kind);
 
 // Something about the measurement a reader should know, with what to do about it.
@@ -158,8 +169,9 @@ struct Warning {
 
 // What the renderers need to know about the run beside its measurements, built once before it starts.
 struct RunContext {
-  std::string name;   // the experiment's
-  std::string model;  // its model type
+  std::string name;                       // the experiment's
+  std::string model;                      // its model type
+  std::vector<amp::PrecisionMode> modes;  // the configured modes, in order (report.json records their rows)
   int64_t repeats = 1;
   double fidelity_tolerance = 0.05;  // largest |val loss - fp32's| that passes
   config::Gates gates;

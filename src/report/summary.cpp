@@ -96,18 +96,30 @@ std::optional<double> ratio(std::optional<int64_t> a, std::optional<int64_t> b) 
   return double(*a) / double(*b);
 }
 
-// An fp8 mode against bf16, which it is bf16 plus float8 linear layers of, and a pure bf16 mode against the
-// mixed bf16 it replaces: the same ratio of medians and bootstrap interval as against fp32, and for the pure
-// modes the static memory too.
-void compare_with_bf16(const ModeTrials& m, const std::vector<ModeTrials>& modes, ModeSummary& s) {
-  const auto bf16 = std::find_if(modes.begin(), modes.end(),
-                                 [](const ModeTrials& t) { return t.mode == amp::PrecisionMode::bf16; });
-  if (!(amp::float8_recipe(m.mode) || amp::is_pure_bf16(m.mode)) || bf16 == modes.end()) return;
-  const double bf16_rate = *measure::median(bf16->throughputs);
-  if (bf16_rate > 0) s.speedup_vs_bf16 = *measure::median(m.throughputs) / bf16_rate;
-  s.speedup_vs_bf16_interval = measure::bootstrap_ratio_of_medians(m.throughputs, bf16->throughputs);
-  if (amp::is_pure_bf16(m.mode))
-    s.static_ratio_vs_bf16 = ratio(s.static_bytes, summarize_mode(*bf16).static_bytes);
+// A mode against the one its row says it is also read against (an fp8 mode against the bf16 it adds float8
+// linear layers to, a pure bf16 mode against the mixed bf16 it replaces): the same ratio of medians and
+// bootstrap interval as against fp32, and the static memory.
+void compare_with_also_against(const ModeTrials& m, const std::vector<ModeTrials>& modes, ModeSummary& s) {
+  const auto against = amp::recipe_of(m.mode).also_against;
+  if (!against) return;
+  const auto other =
+      std::find_if(modes.begin(), modes.end(), [&](const ModeTrials& t) { return t.mode == *against; });
+  if (other == modes.end()) return;
+  const double other_rate = *measure::median(other->throughputs);
+  if (other_rate > 0) s.speedup_vs_bf16 = *measure::median(m.throughputs) / other_rate;
+  s.speedup_vs_bf16_interval = measure::bootstrap_ratio_of_medians(m.throughputs, other->throughputs);
+  s.static_ratio_vs_bf16 = ratio(s.static_bytes, summarize_mode(*other).static_bytes);
+}
+
+// An emulated mode's time is the emulation's cost: no speed-up, TFLOP/s or MFU is read from it (its
+// samples/s stay, as what the emulation measured).
+void forget_speed(ModeSummary& s) {
+  s.speedup_vs_fp32.reset();
+  s.speedup_interval.reset();
+  s.speedup_vs_bf16.reset();
+  s.speedup_vs_bf16_interval.reset();
+  s.achieved_tflops.reset();
+  s.mfu.reset();
 }
 
 void summarize_audit(const train::ExperimentResult& measured, ModeSummary& s) {
@@ -150,7 +162,7 @@ std::vector<ModeSummary> summarize(const RunContext& context, const train::Exper
       s.val_loss_delta_vs_fp32 = s.val_loss - base.val_loss;
       s.fidelity_noise_floor = fidelity_noise_floor(measured);
     }
-    compare_with_bf16(m, modes, s);
+    compare_with_also_against(m, modes, s);
     summarize_audit(measured, s);
     s.fidelity = summarize_fidelity(m.mode, measured, context.fidelity_tolerance);
     if (auto cosine = measured.grad_cosine_vs_fp32.find(m.mode); cosine != measured.grad_cosine_vs_fp32.end())
@@ -166,6 +178,7 @@ std::vector<ModeSummary> summarize(const RunContext& context, const train::Exper
         s.mfu = *s.achieved_tflops / peak->second;
       }
     }
+    if (amp::recipe_of(m.mode).emulated) forget_speed(s);
     out.push_back(std::move(s));
   }
   return out;

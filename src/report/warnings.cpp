@@ -65,6 +65,8 @@ WarningKind warning_for(amp::ModeCaveat::Kind kind) {
       return WarningKind::no_16bit_arithmetic;
     case amp::ModeCaveat::Kind::no_float8_arithmetic:
       return WarningKind::no_float8_arithmetic;
+    case amp::ModeCaveat::Kind::emulated:
+      return WarningKind::emulated;
   }
   return WarningKind::no_16bit_arithmetic;
 }

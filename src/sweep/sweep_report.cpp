@@ -147,7 +147,7 @@ SweepPointReport point_report(const SweepPoint& point, int64_t batch_size, const
 
 SweepReport make_sweep_report(std::string name, std::vector<SweepAxis> axes, std::optional<Shard> shard,
                               std::vector<SweepPointReport> points) {
-  SweepReport report{std::move(name), std::move(axes), shard, std::move(points), {}, {}};
+  SweepReport report{std::move(name), std::move(axes), shard, std::move(points), {}, {}, {}, {}};
   std::vector<amp::PrecisionMode> modes;
   for (const auto& point : report.points) {
     for (const auto& figures : point.modes) {

@@ -75,7 +75,9 @@ class Replay {
   // The validation loss of the model as the steps so far left it.
   double validate() {
     numerics::mark_phase(numerics::Phase::validation);
-    return evaluate(*model_, setup_.mode, *setup_.dataset, *setup_.options, setup_.device).loss;
+    return evaluate(*model_, setup_.mode, *setup_.dataset, *setup_.options, setup_.device,
+                    step_.float8_settings())
+        .loss;
   }
 
   int64_t steps_per_epoch() const { return step_.steps_per_epoch(); }
@@ -142,7 +144,7 @@ void observe(const DivergenceTarget& target, const ReplaySetup& setup,
       replay.next(false);
       continue;
     }
-    ObservedStep observed{step, chosen->second};
+    ObservedStep observed{step, chosen->second, false, std::nullopt};
     numerics::NonFiniteObserver observer(numerics::named_parameters(replay.model()));
     const auto outcome = replay.next(true);
     observed.seen_again =
@@ -151,7 +153,7 @@ void observe(const DivergenceTarget& target, const ReplaySetup& setup,
     out.steps.push_back(std::move(observed));
   }
   if (!observe_validation) return;
-  ObservedStep observed{last, "non-finite validation loss"};
+  ObservedStep observed{last, "non-finite validation loss", false, std::nullopt};
   numerics::NonFiniteObserver observer(numerics::named_parameters(replay.model()));
   observed.seen_again = !std::isfinite(replay.validate());
   observed.first_op = observer.first();

@@ -10,7 +10,8 @@
 namespace ampbench::train {
 
 Evaluation evaluate(models::Network& model, amp::PrecisionMode mode, const data::Dataset& dataset,
-                    const TrainerOptions& options, const torch::Device& device) {
+                    const TrainerOptions& options, const torch::Device& device,
+                    const std::optional<amp::Float8Settings>& float8) {
   torch::NoGradGuard no_grad;
   model.eval();
   auto on_device = torch::TensorOptions().device(device);
@@ -27,7 +28,7 @@ Evaluation evaluate(models::Network& model, amp::PrecisionMode mode, const data:
     torch::Tensor logits;
     {
       amp::AutocastScope autocast(device.type(), amp::autocast_dtype(mode));
-      amp::Float8Scope float8(amp::float8_settings(mode));
+      amp::Float8Scope float8_scope(float8);
       logits = model.forward(inputs);
       loss_sum.add_(classification_loss(logits, labels, /*sum=*/true));
     }

@@ -19,6 +19,7 @@
 #include "train/experiment_result.h"
 #include "train/fault_injection.h"
 #include "train/model_state.h"
+#include "train/pass_context.h"
 #include "train/progress.h"
 #include "train/run_plan.h"
 #include "train/trainer.h"
@@ -42,9 +43,9 @@ class Experiment {
   // machine drift spreads over all modes; every trial starts from the same initial state. Then, with
   // precision.fidelity_seeds K > 1, trains every runnable mode once from each of the seeds seed + 1 to
   // seed + K - 1 (new initial weights and batch order, the same for every mode) for the fidelity verdict.
-  // With "profile", each runnable mode then has its profiled pass (profiled_pass.h), its trace written
-  // into the trace folder. After each trial that ran, on_trial_done sees the result so far (so the caller can
-  // write it and a crash later loses nothing).
+  // Then the audits, numerics and profiled passes the plan holds (run_plan.h), each kind of entry run by its
+  // pass (pass_context.h), the profiled pass's traces written into the trace folder. After each trial that
+  // ran, on_trial_done sees the result so far (so the caller can write it and a crash later loses nothing).
   ExperimentResult run(const TrialDone& on_trial_done = {}, Progress* progress = nullptr);
   // Where the profiled pass writes trace-<mode>.json (the run folder); unset: no trace files.
   void set_trace_folder(std::filesystem::path folder) { trace_folder_ = std::move(folder); }
@@ -67,39 +68,10 @@ class Experiment {
   bool make_initial_state(ExperimentResult& result);
   // Each configured mode, in order, with whether it can run on this device and what to say about it.
   std::vector<std::pair<amp::PrecisionMode, amp::ModeSupport>> mode_support() const;
-  // Records the caveats; returns the modes that cannot run here, with why.
-  std::map<amp::PrecisionMode, std::string> plan_modes(ExperimentResult& result) const;
-  // How far each runnable mode's first gradient is from fp32's, before any training.
-  void measure_first_gradients(ExperimentResult& result) const;
-  // The run's trials in order (run_plan.h), from the config and the modes that cannot run here.
-  std::vector<PlannedTrial> plan(const std::map<amp::PrecisionMode, std::string>& skipped) const;
-  // Runs one entry of the plan and adds its record to the result.
-  void run_item(const PlannedTrial& item, const std::string& skip_reason, ExperimentResult& result,
-                Progress* progress);
-  TrialRecord run_timed(const PlannedTrial& item, Progress* progress);
-  // A fidelity trial: the mode trained from the seed's own initial weights and batch order.
-  TrialRecord run_fidelity(const PlannedTrial& item, Progress* progress);
-  // A pure bf16 mode's lost-update audit (train/update_audit.h); an error is recorded in it.
-  UpdateAudit audit_one(amp::PrecisionMode mode) const;
-  // A 16-bit mode's numerics pass (train/numerics_pass.h); an error is recorded in it.
-  NumericsRecord numerics_one(amp::PrecisionMode mode) const;
-  profile::ProfileRecord profile_one(amp::PrecisionMode mode) const;
-  // The initial state and trainer of a fidelity seed, made when its first trial runs.
-  struct SeedState {
-    ModelState initial;
-    Trainer trainer;
-  };
-  const SeedState& seed_state(uint64_t seed);
-  // Trains one mode from `initial` into the record, which has its mode and trial set; any error is marked
-  // on the record.
-  void train_into(TrialRecord& record, const ModelState& initial, const Trainer& trainer, Progress* progress);
-  // A trial that diverged (or, in fp16, skipped many steps in a row): its replay's diagnosis into the record
-  // (train/divergence_replay.h), after its memory was read.
-  void diagnose(TrialRecord& record, const ModelState& initial, const Trainer& trainer) const;
-  // The model in `initial`'s fp32 state on the device; fresh_model() then casts it to the mode's weight
-  // dtype.
-  std::shared_ptr<models::Network> fp32_model(const ModelState& initial) const;
-  std::shared_ptr<models::Network> fresh_model(const ModelState& initial, amp::PrecisionMode mode) const;
+  // Records each mode's caveat in the result; returns the modes that cannot run here, with why.
+  std::map<amp::PrecisionMode, std::string> skipped_modes(ExperimentResult& result) const;
+  // What the passes work from (pass_context.h), lent for one run.
+  PassContext pass_context(const std::map<amp::PrecisionMode, std::string>& skipped, Progress* progress);
 
   torch::Device device_;
   std::optional<FaultInjection> fault_;
@@ -111,7 +83,6 @@ class Experiment {
   ModelState initial_;  // drawn once from the seed when the run starts
   bool initial_made_ = false;
   std::filesystem::path trace_folder_;
-  std::optional<SeedState> other_seed_;  // the fidelity seed being trained
 };
 
 }  // namespace ampbench::train

@@ -78,7 +78,7 @@ std::optional<std::string> why_fault_misses(const FaultInjection& fault,
   if (std::find(modes.begin(), modes.end(), fault.mode) == modes.end()) {
     return "mode " + std::string(amp::to_string(fault.mode)) + " is not among the modes that run here";
   }
-  if (fault.kind == FaultInjection::Kind::fp8_scale && !amp::float8_recipe(fault.mode)) {
+  if (fault.kind == FaultInjection::Kind::fp8_scale && !amp::linear_recipe(fault.mode)) {
     return "mode " + std::string(amp::to_string(fault.mode)) + " has no float8 scales";
   }
   if (fault.step > steps_per_trial) {

@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <cmath>
 
+#include <spdlog/spdlog.h>
+
 #include "amp/autocast_scope.h"
 #include "amp/float8_linear.h"
 #include "amp/grad_scaler.h"
+#include "amp/math_settings.h"
 #include "amp/weight_format.h"
 #include "data/batch_order.h"
 #include "optim/optimizer.h"
 #include "train/classification_loss.h"
+#include "train/low_bit_settings.h"
 
 namespace ampbench::train {
 namespace {
@@ -45,6 +49,8 @@ std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, model
   auto labels = dataset.train_labels.index_select(0, index).to(device);
 
   model.train();
+  const auto float8 = low_bit_settings(mode, options, model, inputs);
+  amp::Float8Layers layers(options.seed);  // draws the stochastic rounding as the trial's first step does
   // Never stepped: it hands the gradients to unscale_ (no momentum, so no buffers).
   optim::FusedSgd holder(model.parameters(), optim::SgdOptions().momentum(0.0));
   auto scaler_options = options.grad_scaler;
@@ -55,7 +61,7 @@ std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, model
     torch::Tensor loss;
     {
       amp::AutocastScope autocast(device.type(), amp::autocast_dtype(mode));
-      amp::Float8Scope float8(amp::float8_settings(mode));
+      amp::Float8Scope float8_scope(float8, &layers);
       loss = classification_loss(model.forward(inputs), labels);
     }
     if (!amp::needs_grad_scaler(mode)) {
@@ -89,6 +95,35 @@ std::optional<double> gradient_cosine(const torch::Tensor& a, const torch::Tenso
   const double cosine = dot / (std::sqrt(a_squared) * std::sqrt(b_squared));
   if (!std::isfinite(cosine)) return std::nullopt;
   return cosine;
+}
+
+void measure_first_gradients(const PassContext& context, const std::vector<amp::PrecisionMode>& runnable,
+                             ExperimentResult& result) {
+  auto gradient_in = [&](amp::PrecisionMode mode) -> std::optional<torch::Tensor> {
+    amp::MathSettingsScope math(
+        amp::settings_for(mode, context.device.type(), context.config.train.cudnn_benchmark));
+    try {
+      return first_batch_gradient(mode, *context.fresh_model(mode), context.trainer.options(),
+                                  context.dataset, context.device);
+    } catch (const c10::Error& e) {
+      spdlog::warn("{}: no first-batch gradient: {}", amp::to_string(mode),
+                   first_line(e.what_without_backtrace()));
+      return std::nullopt;
+    }
+  };
+  // Without a mode besides fp32 there is nothing to compare fp32's gradient with: spare its memory and time.
+  if (std::none_of(runnable.begin(), runnable.end(), [](auto m) { return m != amp::PrecisionMode::fp32; }))
+    return;
+  const auto reference = gradient_in(amp::PrecisionMode::fp32);
+  if (!reference) return;
+  for (auto mode : runnable) {
+    if (mode == amp::PrecisionMode::fp32) continue;
+    const auto gradient = gradient_in(mode);
+    if (!gradient) continue;
+    // A zero gradient on either side has no direction to compare: no cosine, shown as "-".
+    if (const auto cosine = gradient_cosine(*gradient, *reference))
+      result.grad_cosine_vs_fp32[mode] = *cosine;
+  }
 }
 
 }  // namespace ampbench::train

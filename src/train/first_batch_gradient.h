@@ -7,6 +7,7 @@
 #include "amp/precision_mode.h"
 #include "data/dataset.h"
 #include "models/network.h"
+#include "train/pass_context.h"
 #include "train/trainer_options.h"
 
 namespace ampbench::train {
@@ -18,6 +19,12 @@ namespace ampbench::train {
 std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, models::Network& model,
                                                   const TrainerOptions& options, const data::Dataset& dataset,
                                                   const torch::Device& device);
+
+// How far each of `runnable` modes' first gradient is from fp32's, before any training, into
+// result.grad_cosine_vs_fp32. A mode whose gradient fails (out of memory, an error) has no cosine: its trials
+// meet the error again and are marked for it.
+void measure_first_gradients(const PassContext& context, const std::vector<amp::PrecisionMode>& runnable,
+                             ExperimentResult& result);
 
 // cos(a, b) of two vectors of one length, accumulated in double; nullopt where it is undefined (a zero
 // vector has no direction) or not finite.

@@ -1,8 +1,12 @@
 #include "train/numerics_pass.h"
 
+#include <spdlog/spdlog.h>
+
+#include "amp/math_settings.h"
 #include "data/batch_order.h"
 #include "numerics/formats.h"
 #include "numerics/op_sites.h"
+#include "train/pass_context.h"
 #include "train/sampled_steps.h"
 #include "train/training_step.h"
 
@@ -71,7 +75,10 @@ class NumericsReplay {
  public:
   NumericsReplay(NumericsRecord& record, models::Network& model, TrainingStep& step)
       : record_(record), step_(step), parameters_(numerics::named_parameters(model)) {
-    for (const auto& [name, tensor] : parameters_) record_.parameters.push_back({name});
+    for (const auto& [name, tensor] : parameters_) {
+      record_.parameters.emplace_back();
+      record_.parameters.back().name = name;
+    }
   }
 
   // Runs step `index` of the epoch's `order` (a boundary step) under the observer and reads its figures.
@@ -140,6 +147,26 @@ NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
     }
   }
   return record;
+}
+
+void run_numerics_pass(const PlannedTrial& item, PassContext& context, ExperimentResult& result) {
+  const auto mode = item.mode;
+  const auto steps = context.config.numerics.steps;
+  spdlog::info("{} numerics pass: an untimed replay of trial 1, {} step(s) measured", amp::to_string(mode),
+               steps);
+  amp::MathSettingsScope math(
+      amp::settings_for(mode, context.device.type(), context.config.train.cudnn_benchmark));
+  try {
+    result.numerics.push_back(measure_numerics(mode, *context.fresh_model(mode), context.trainer.options(),
+                                               context.dataset, context.device, steps));
+  } catch (const c10::Error& e) {
+    NumericsRecord failed;
+    failed.mode = mode;
+    failed.format = amp::sixteen_bit_format(mode).value();
+    failed.failure = first_line(e.what_without_backtrace());
+    spdlog::error("{} numerics pass failed: {}", amp::to_string(mode), *failed.failure);
+    result.numerics.push_back(std::move(failed));
+  }
 }
 
 }  // namespace ampbench::train

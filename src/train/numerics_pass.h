@@ -15,6 +15,10 @@
 
 namespace ampbench::train {
 
+struct PassContext;
+struct PlannedTrial;
+struct ExperimentResult;
+
 // One parameter's gradients and updates at the sampled steps, summed over them (elements: its size times the
 // steps). Gradients are read after backward, before any unscaling or clipping; updates are the change the
 // optimizer step made to the weight.
@@ -56,5 +60,9 @@ struct NumericsRecord {
 NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
                                 const TrainerOptions& options, const data::Dataset& dataset,
                                 const torch::Device& device, int64_t samples);
+
+// The pass (pass_context.h): the numerics of item.mode (a row with an observed_format) into
+// result.numerics, an error recorded in it.
+void run_numerics_pass(const PlannedTrial& item, PassContext& context, ExperimentResult& result);
 
 }  // namespace ampbench::train

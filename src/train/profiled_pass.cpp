@@ -1,7 +1,11 @@
 #include "train/profiled_pass.h"
 
-#include <ATen/record_function.h>
+#include <chrono>
 
+#include <ATen/record_function.h>
+#include <spdlog/spdlog.h>
+
+#include "amp/math_settings.h"
 #include "data/batch_order.h"
 #include "measure/device.h"
 #include "profile/kineto_capture.h"
@@ -100,6 +104,31 @@ profile::ModeProfile profile_mode(amp::PrecisionMode mode, models::Network& mode
   out.warmup_steps = profile.warmup_steps;
   if (trace_written) out.trace_file = trace_path.filename().string();
   return out;
+}
+
+void run_profiled_pass(const PlannedTrial& item, PassContext& context, ExperimentResult& result) {
+  const auto mode = item.mode;
+  profile::ProfileRecord record;
+  record.mode = mode;
+  const auto& profile = context.config.profile;
+  spdlog::info("{} profiled pass: {} warm-up and {} profiled steps", amp::to_string(mode),
+               profile.warmup_steps, profile.steps);
+  amp::MathSettingsScope math(
+      amp::settings_for(mode, context.device.type(), context.config.train.cudnn_benchmark));
+  const auto trace = context.trace_folder.empty()
+                         ? std::filesystem::path()
+                         : context.trace_folder / ("trace-" + std::string(amp::to_string(mode)) + ".json");
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    auto model = context.fresh_model(mode);
+    record.profile = profile_mode(mode, *model, context.trainer.options(), context.dataset, context.device,
+                                  profile, trace);
+  } catch (const c10::Error& e) {
+    record.failure = first_line(e.what_without_backtrace());
+    spdlog::error("{} profiled pass failed: {}", amp::to_string(mode), *record.failure);
+  }
+  record.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.profiles.push_back(std::move(record));
 }
 
 }  // namespace ampbench::train

@@ -9,6 +9,7 @@
 #include "data/dataset.h"
 #include "models/network.h"
 #include "profile/mode_profile.h"
+#include "train/pass_context.h"
 #include "train/trainer_options.h"
 
 namespace ampbench::train {
@@ -22,6 +23,10 @@ profile::ModeProfile profile_mode(amp::PrecisionMode mode, models::Network& mode
                                   const TrainerOptions& options, const data::Dataset& dataset,
                                   const torch::Device& device, const config::ProfileConfig& profile,
                                   const std::filesystem::path& trace_path);
+
+// The pass (pass_context.h): item.mode's profiled pass into result.profiles, its trace into the context's
+// trace folder, an error recorded in it.
+void run_profiled_pass(const PlannedTrial& item, PassContext& context, ExperimentResult& result);
 
 // The pass's steps as recorded, before they are summed up (what profile_mode summarises).
 profile::CapturedEvents capture_profiled_steps(amp::PrecisionMode mode, models::Network& model,

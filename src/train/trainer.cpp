@@ -229,7 +229,7 @@ bool TrialRun::record_epoch(int64_t epoch, int64_t first_timed_step, const Timed
     // The trace already holds every skipped step: no second count on the device.
     e.skipped_steps = static_cast<int64_t>(record_.loss_scale_trace->skipped_steps.size());
   }
-  const auto evaluation = evaluate(model_, mode_, dataset_, options_, device_);
+  const auto evaluation = evaluate(model_, mode_, dataset_, options_, device_, step_.float8_settings());
   if (!std::isfinite(evaluation.loss)) {
     mark_diverged_in_validation(epoch, evaluation.loss);
     return false;
@@ -238,7 +238,7 @@ bool TrialRun::record_epoch(int64_t epoch, int64_t first_timed_step, const Timed
   e.val_accuracy = evaluation.accuracy;
   if (options_.language_model) e.val_perplexity = std::exp(e.val_loss);
   record_.epochs.push_back(e);
-  if (const auto recipe = amp::float8_recipe(mode_))
+  if (const auto recipe = amp::linear_recipe(mode_))
     record_.float8 = summarize_float8(*recipe, step_.float8_layers(), model_);
   spdlog::info(
       "{} epoch {}/{}: {:.3f} s, {:.1f} samples/s, train loss {:.4f}, val loss {:.4f}, val acc {:.3f}",

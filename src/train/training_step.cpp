@@ -5,6 +5,7 @@
 #include "numerics/phase.h"
 #include "optim/grad_clipping.h"
 #include "train/classification_loss.h"
+#include "train/low_bit_settings.h"
 
 namespace ampbench::train {
 namespace {
@@ -33,8 +34,14 @@ TrainingStep::TrainingStep(const TrainerOptions& options, amp::PrecisionMode mod
       steps_(dataset.train_size() / options.train.batch_size),
       optimizer_(optim::make_optimizer(
           options.train.optimizer, model.parameters(),
-          optim::RoundingOptions().rounding(amp::weight_rounding(mode)).seed(options.seed))) {
+          optim::RoundingOptions().rounding(amp::weight_rounding(mode)).seed(options.seed))),
+      float8_layers_(options.seed) {
   if (amp::needs_grad_scaler(mode)) scaler_.emplace(options.grad_scaler, device);
+  if (amp::linear_recipe(mode)) {
+    const auto first = dataset.train_inputs.narrow(0, 0, options.train.batch_size).to(device);
+    float8_settings_ = low_bit_settings(mode, options, model,
+                                        amp::cast_inputs(first, mode).contiguous(options.memory_format()));
+  }
 }
 
 torch::Tensor TrainingStep::loss(const torch::Tensor& order, int64_t step) {
@@ -48,7 +55,9 @@ torch::Tensor TrainingStep::loss(const torch::Tensor& order, int64_t step) {
                                 : host_batch(dataset_.train_labels, index, device_);
   inputs = amp::cast_inputs(inputs, mode_).contiguous(options_.memory_format());
   amp::AutocastScope autocast(device_.type(), amp::autocast_dtype(mode_));
-  amp::Float8Scope float8(amp::float8_settings(mode_, float8_scale_factor_), &float8_layers_);
+  auto float8 = float8_settings_;
+  if (float8) float8->scale_multiplier = float8_scale_factor_;
+  amp::Float8Scope float8_scope(float8, &float8_layers_);
   numerics::mark_phase(numerics::Phase::forward);
   auto logits = model_.forward(inputs);
   numerics::mark_phase(numerics::Phase::loss);

@@ -45,8 +45,10 @@ class TrainingStep {
   void count_next_update(optim::UpdateCount& count) { optimizer_->count_next_step(count); }
   // fp16's GradScaler; nullptr in the other modes.
   const amp::GradScaler* scaler() const { return scaler_ ? &*scaler_ : nullptr; }
-  // The fp8 modes: what each linear layer did in float8 in the steps so far.
+  // The float8 and float4 modes: what each linear layer did in the steps so far, and the settings their
+  // linear layers run under (the layers the filter keeps in bf16 among them); nullopt in the other modes.
   const amp::Float8Layers& float8_layers() const { return float8_layers_; }
+  const std::optional<amp::Float8Settings>& float8_settings() const { return float8_settings_; }
   // A test's planted broken scale: every later step's float8 scales are multiplied by `factor`.
   void plant_float8_scale_factor(double factor) { float8_scale_factor_ = factor; }
 
@@ -62,6 +64,7 @@ class TrainingStep {
   std::unique_ptr<optim::Optimizer> optimizer_;
   std::optional<amp::GradScaler> scaler_;
   amp::Float8Layers float8_layers_;
+  std::optional<amp::Float8Settings> float8_settings_;
   double float8_scale_factor_ = 1.0;
 };
 

@@ -1,7 +1,11 @@
 #include "train/update_audit.h"
 
+#include <spdlog/spdlog.h>
+
+#include "amp/math_settings.h"
 #include "data/batch_order.h"
 #include "optim/optimizer.h"
+#include "train/pass_context.h"
 #include "train/sampled_steps.h"
 #include "train/training_step.h"
 
@@ -62,6 +66,23 @@ UpdateAudit audit_updates(amp::PrecisionMode mode, models::Network& model, const
     audit.taken.push_back(count.taken.item<double>());
   }
   return audit;
+}
+
+void run_update_audit(const PlannedTrial& item, PassContext& context, ExperimentResult& result) {
+  const auto mode = item.mode;
+  spdlog::info("{} lost-update audit: an untimed replay of trial 1", amp::to_string(mode));
+  amp::MathSettingsScope math(
+      amp::settings_for(mode, context.device.type(), context.config.train.cudnn_benchmark));
+  try {
+    result.update_audits.push_back(audit_updates(mode, *context.fresh_model(mode), context.trainer.options(),
+                                                 context.dataset, context.device));
+  } catch (const c10::Error& e) {
+    UpdateAudit failed;
+    failed.mode = mode;
+    failed.failure = first_line(e.what_without_backtrace());
+    spdlog::error("{} lost-update audit failed: {}", amp::to_string(mode), *failed.failure);
+    result.update_audits.push_back(std::move(failed));
+  }
 }
 
 }  // namespace ampbench::train

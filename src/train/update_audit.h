@@ -14,6 +14,10 @@
 
 namespace ampbench::train {
 
+struct PassContext;
+struct PlannedTrial;
+struct ExperimentResult;
+
 // A pure bf16 mode's lost updates at sampled optimizer steps (optim::UpdateCount, per step): the parameter
 // elements whose exact (fp32) update would have changed the weight, how many of them kept their stored bf16
 // weight (and, under Kahan summation, their compensation) unchanged, and how much of the update's magnitude
@@ -44,5 +48,9 @@ std::vector<int64_t> audited_steps(int64_t total);
 // data order and seed, outside any timed region, counting lost updates at the audited steps.
 UpdateAudit audit_updates(amp::PrecisionMode mode, models::Network& model, const TrainerOptions& options,
                           const data::Dataset& dataset, const torch::Device& device);
+
+// The pass (pass_context.h): the audit of item.mode (a row with `audited`) into result.update_audits, an
+// error recorded in it.
+void run_update_audit(const PlannedTrial& item, PassContext& context, ExperimentResult& result);
 
 }  // namespace ampbench::train

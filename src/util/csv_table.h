@@ -20,7 +20,10 @@ using CsvColumns = std::vector<CsvColumn<Row>>;
 template <typename Row>
 std::string csv_header(const CsvColumns<Row>& columns) {
   std::string line;
-  for (const auto& column : columns) line += (line.empty() ? "" : ",") + std::string(column.name);
+  for (const auto& column : columns) {
+    if (!line.empty()) line += ',';
+    line += column.name;
+  }
   return line;
 }
 
@@ -28,7 +31,10 @@ template <typename Row>
 std::string render_csv(const CsvColumns<Row>& columns, const std::vector<Row>& rows) {
   std::string out = csv_header(columns) + "\n";
   for (const auto& row : rows) {
-    for (size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + columns[i].cell(row);
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (i) out += ',';
+      out += columns[i].cell(row);
+    }
     out += "\n";
   }
   return out;

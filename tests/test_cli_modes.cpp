@@ -1,0 +1,62 @@
+// Every mode of the recipe table end to end: a tiny MLP swept and searched in that mode (beside fp32) writes
+// run, sweep and max-batch reports their schemas accept (the Cli fixture validates every report a test
+// leaves), each naming the mode and recording its row.
+#include "amp/precision_mode.h"
+#include "cli_fixture.h"
+
+namespace ampbench::amp {
+// How gtest names a mode in a test's parameter.
+inline void PrintTo(PrecisionMode mode, std::ostream* out) { *out << to_string(mode); }
+}  // namespace ampbench::amp
+
+namespace ampbench::testing {
+namespace {
+
+using amp::PrecisionMode;
+
+nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_file(path)); }
+
+class EveryModeCli : public Cli, public ::testing::WithParamInterface<PrecisionMode> {};
+
+TEST_P(EveryModeCli, ATinyRunSweepAndMaxBatchWriteReportsTheirSchemasAccept) {
+  const std::string mode(amp::to_string(GetParam()));
+  const std::string modes = GetParam() == PrecisionMode::fp32 ? mode : "fp32," + mode;
+  auto config = tiny_config();
+  config["train"]["epochs"] = 1;
+  const auto path = write_config(config).string();
+  const auto sweep = run("--config " + path + " -q --modes " + modes + " --sweep /train/batch_size=8,16");
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  const auto search = run("--config " + path + " -q --modes " + modes + " --max-batch --memory-budget 1GiB");
+  ASSERT_EQ(search.exit_code, 0) << search.err;
+  int runs = 0, sweeps = 0, searches = 0;
+  std::set<std::string> recorded;
+  for (const auto& report : reports_under(dir_)) {
+    const auto doc = read_json(report);
+    const auto name = report.filename();
+    if (name == "sweep.json") ++sweeps;
+    if (name == "max_batch.json") ++searches;
+    if (name != "report.json") continue;
+    ++runs;
+    // Each run records the rows of its modes (a max-batch run holds one mode, a sweep's point both).
+    for (const auto& row : doc["modes"]) {
+      const auto row_mode = amp::precision_mode_named(row["name"].get<std::string>());
+      EXPECT_EQ(row, amp::recipe_json(amp::recipe_of(row_mode))) << report;
+      recorded.insert(row["name"].get<std::string>());
+    }
+  }
+  EXPECT_EQ(sweeps, 1);
+  EXPECT_EQ(searches, 1);
+  EXPECT_GE(runs, 3);  // the sweep's two points, and at least fp32's run at its largest batch
+  EXPECT_TRUE(recorded.contains(mode));
+}
+
+std::string name_of(const ::testing::TestParamInfo<PrecisionMode>& info) {
+  std::string name(amp::to_string(info.param));
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(RecipeTable, EveryModeCli, ::testing::ValuesIn(amp::all_precision_modes()), name_of);
+
+}  // namespace
+}  // namespace ampbench::testing
