@@ -1,0 +1,186 @@
+#include "amp/block_formats.h"
+
+#include <array>
+#include <limits>
+
+#include "util/enum_names.h"
+
+namespace ampbench::amp {
+namespace {
+
+constexpr double kE4m3Max = 448.0;
+constexpr double kE2m1Max = 6.0;
+constexpr int kE4m3MaxExponent = 8;  // 448 = 1.75 x 2^8
+constexpr int kE8m0Bias = 127;
+constexpr int kE8m0Nan = 255;
+constexpr double kE4m3SmallestNormal = 0.015625;  // 2^-6: NVFP4's least block scale
+
+// TransformerEngine's fixed signs of the random Hadamard transform.
+constexpr std::array<float, 16> kHadamardSigns{1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1, 1, -1, -1};
+
+// `x` with its last dimension cut into rows of `block` elements.
+torch::Tensor in_blocks(const torch::Tensor& x, int64_t block) {
+  TORCH_CHECK(x.dim() >= 1 && x.size(-1) % block == 0, "a block-scaled operand's last dimension (",
+              x.dim() ? x.size(-1) : 0, ") is not a multiple of ", block);
+  return x.contiguous().reshape({-1, block});
+}
+
+// A matrix cut into tiles of `rows` x `columns`, one tile a row: [tiles, rows * columns].
+torch::Tensor in_tiles(const torch::Tensor& x, int64_t rows, int64_t columns) {
+  TORCH_CHECK(x.dim() == 2 && x.size(0) % rows == 0 && x.size(1) % columns == 0, "a ", x.sizes(),
+              " operand is not made of ", rows, " x ", columns, " tiles");
+  return x.contiguous()
+      .reshape({x.size(0) / rows, rows, x.size(1) / columns, columns})
+      .permute({0, 2, 1, 3})
+      .reshape({-1, rows * columns});
+}
+
+// The inverse of in_tiles, into the matrix's `shape`.
+torch::Tensor from_tiles(const torch::Tensor& tiles, at::IntArrayRef shape, int64_t rows, int64_t columns) {
+  return tiles.reshape({shape[0] / rows, shape[1] / columns, rows, columns})
+      .permute({0, 2, 1, 3})
+      .reshape(shape);
+}
+
+// An fp32 tensor's bits as int32, and back.
+torch::Tensor bits_of(const torch::Tensor& x) { return x.contiguous().view(torch::kInt32); }
+torch::Tensor float_of(const torch::Tensor& bits) { return bits.contiguous().view(torch::kFloat32); }
+
+torch::Tensor count(const torch::Tensor& flags) { return flags.sum().to(torch::kLong); }
+
+// RCEIL, as torchao computes it: the biased exponent of the power of two at or above amax / 448, from
+// ceil(log2) in fp32, and the block multiplied by its inverse (by 1 below E8M0's range, by NaN for a NaN
+// amax).
+std::pair<torch::Tensor, torch::Tensor> rceil_scaled(const torch::Tensor& amax, const torch::Tensor& blocks) {
+  const auto descale = amax / kE4m3Max;
+  auto exponent = torch::clamp(torch::ceil(torch::log2(descale)), -kE8m0Bias, kE8m0Bias) + kE8m0Bias;
+  exponent = torch::where(torch::isinf(descale), torch::full_like(exponent, 254), exponent);
+  exponent = torch::where(torch::isnan(descale), torch::full_like(exponent, kE8m0Nan), exponent);
+  auto factor = torch::exp2(kE8m0Bias - exponent);
+  factor = torch::where(exponent == 254, torch::full_like(factor, std::ldexp(1.0, -127)), factor);
+  factor = torch::where(exponent == 0, torch::ones_like(factor), factor);
+  factor = torch::where(exponent == kE8m0Nan, descale, factor);
+  return {exponent.to(torch::kInt32), blocks * factor};
+}
+
+// FLOOR, as torchao computes it: amax's exponent less e4m3's largest, clamped to E8M0's range, and the block
+// divided by that power of two.
+std::pair<torch::Tensor, torch::Tensor> floor_scaled(const torch::Tensor& amax, const torch::Tensor& blocks) {
+  const auto pow2 = torch::bitwise_and(torch::bitwise_right_shift(bits_of(amax), 23), 0xFF) - kE8m0Bias;
+  auto exponent = torch::clamp(pow2 - kE4m3MaxExponent, -kE8m0Bias, 128) + kE8m0Bias;
+  exponent = torch::where(torch::isnan(amax), torch::full_like(exponent, kE8m0Nan), exponent);
+  auto scale = float_of(torch::bitwise_left_shift(exponent.to(torch::kInt32), 23));
+  scale = torch::clamp_min(scale, std::ldexp(1.0, -126));
+  return {exponent.to(torch::kInt32), blocks / scale};
+}
+
+// e2m1's grid point at or below |x| <= 6 and the gap to the next: 0.5 below 2, 1 below 4, 2 above.
+std::pair<torch::Tensor, torch::Tensor> e2m1_floor(const torch::Tensor& magnitude) {
+  const auto step = torch::where(
+      magnitude < 2, torch::full_like(magnitude, 0.5),
+      torch::where(magnitude < 4, torch::ones_like(magnitude), torch::full_like(magnitude, 2.0)));
+  return {torch::floor(magnitude / step) * step, step};
+}
+
+// Rounds values already clamped to [-6, 6] onto e2m1's grid: to nearest even (as torchao's
+// f32_to_f4_unpacked does), or stochastically from `generator`.
+torch::Tensor to_e2m1(const torch::Tensor& scaled, std::optional<at::Generator>& generator) {
+  const auto magnitude = scaled.abs();
+  const auto [below, step] = e2m1_floor(magnitude);
+  torch::Tensor rounded;
+  if (generator) {
+    const auto draw =
+        torch::rand(scaled.sizes(), *generator, torch::TensorOptions(torch::kFloat32)).to(scaled.device());
+    rounded = below + step * (draw < (magnitude - below) / step).to(torch::kFloat32);
+  } else {
+    rounded = torch::round(magnitude / step) * step;  // half to even: the grid's even codes
+  }
+  return torch::copysign(torch::clamp_max(rounded, kE2m1Max), scaled);
+}
+
+// The NVFP4 quantization of `blocks` ([blocks, elements]) under the per-tensor scale.
+BlockQuantized nvfp4_blocks(const torch::Tensor& blocks, const torch::Tensor& per_tensor,
+                            std::optional<at::Generator>& generator) {
+  const auto block_scale = blocks.abs().amax(-1, /*keepdim=*/true) / kE2m1Max;
+  const auto relative = block_scale / per_tensor;
+  const auto scale =
+      torch::clamp(relative, kE4m3SmallestNormal, kE4m3Max).to(torch::kFloat8_e4m3fn).to(torch::kFloat32);
+  const auto reciprocal = per_tensor.reciprocal() / scale;
+  const auto codes = to_e2m1(torch::clamp(blocks * reciprocal, -kE2m1Max, kE2m1Max), generator);
+  const auto decode = per_tensor * scale;
+  return {codes * decode, decode.squeeze(-1), blocks.size(0), count(relative > kE4m3Max),
+          count((relative < kE4m3SmallestNormal) & (block_scale > 0))};
+}
+
+}  // namespace
+
+std::string_view to_string(ScaleRounding rounding) {
+  return rounding == ScaleRounding::rceil ? "rceil" : "floor";
+}
+
+BlockQuantized quantize_mxfp8(const torch::Tensor& x, ScaleRounding rounding) {
+  const auto blocks = in_blocks(x, kMxBlock);
+  // The amax in the input's dtype (exact), the rest in fp32, as torchao's to_mx.
+  const auto amax = blocks.abs().amax(-1, /*keepdim=*/true).to(torch::kFloat32);
+  const auto wide = blocks.to(torch::kFloat32);
+  const auto [exponent, scaled] =
+      rounding == ScaleRounding::rceil ? rceil_scaled(amax, wide) : floor_scaled(amax, wide);
+  const auto codes = torch::clamp(scaled, -kE4m3Max, kE4m3Max).to(torch::kFloat8_e4m3fn);
+  auto scale = torch::exp2((exponent - kE8m0Bias).to(torch::kFloat32));
+  scale = torch::where(exponent == kE8m0Nan, torch::full_like(scale, std::numeric_limits<float>::quiet_NaN()),
+                       scale);
+  const auto values = (codes.to(torch::kFloat32) * scale).reshape(x.sizes());
+  // Saturated: a block whose largest element e4m3 could not hold (FLOOR's scale can leave it above 448);
+  // flushed: a nonzero block below E8M0's least scale, left unscaled, its elements underflowing.
+  const auto saturated = (scaled.abs() > kE4m3Max).any(-1);
+  const auto flushed = (exponent.squeeze(-1) == 0) & (amax.squeeze(-1) > 0);
+  return {values, scale.squeeze(-1), blocks.size(0), count(saturated), count(flushed)};
+}
+
+BlockQuantized quantize_nvfp4(const torch::Tensor& x, bool tiles_2d,
+                              std::optional<at::Generator> stochastic) {
+  const auto values = x.to(torch::kFloat32);
+  const auto amax = values.abs().max();
+  // A tensor of zeros has no scale to speak of: 1 keeps it zeros (torchao would divide 0 by 0). Decided on
+  // the device, never read back: this runs in the timed loop.
+  const auto per_tensor = torch::where(amax > 0, amax / (kE4m3Max * kE2m1Max), torch::ones_like(amax));
+  if (!tiles_2d) {
+    auto q = nvfp4_blocks(in_blocks(values, kNvfp4Block), per_tensor, stochastic);
+    q.values = q.values.reshape(x.sizes());
+    return q;
+  }
+  auto q = nvfp4_blocks(in_tiles(values, kNvfp4Block, kNvfp4Block), per_tensor, stochastic);
+  q.values = from_tiles(q.values, x.sizes(), kNvfp4Block, kNvfp4Block);
+  return q;
+}
+
+torch::Tensor hadamard_16_matrix() {
+  auto h = torch::ones({1, 1});
+  while (h.size(0) < 16) h = torch::cat({torch::cat({h, h}, 1), torch::cat({h, -h}, 1)}, 0);
+  const auto signs = torch::tensor(std::vector<float>(kHadamardSigns.begin(), kHadamardSigns.end()));
+  return (torch::diag(signs).matmul(h) * 0.25).to(torch::kBFloat16);
+}
+
+torch::Tensor hadamard_16(const torch::Tensor& x) {
+  const auto matrix = hadamard_16_matrix().to(x.device(), torch::kFloat32);
+  return in_blocks(x, 16).to(torch::kFloat32).matmul(matrix).to(torch::kBFloat16).reshape(x.sizes());
+}
+
+BlockQuantized quantize_fp8_blocks(const torch::Tensor& x, int64_t tile_rows) {
+  const auto tiles = in_tiles(x.to(torch::kFloat32), tile_rows, kFp8BlockTile);
+  const auto amax = tiles.abs().amax(-1, /*keepdim=*/true);
+  auto scale = kE4m3Max / amax;
+  scale =
+      torch::where(torch::isinf(scale), torch::full_like(scale, std::numeric_limits<float>::max()), scale);
+  // Rounded down to a power of two by keeping the sign and exponent bits, as TransformerEngine does.
+  scale = float_of(torch::bitwise_and(bits_of(scale), static_cast<int32_t>(0xFF800000u)));
+  const auto unusable = (amax == 0) | torch::isinf(amax) | torch::isnan(amax);
+  scale = torch::where(unusable, torch::ones_like(scale), scale);
+  const auto codes = torch::clamp(tiles * scale, -kE4m3Max, kE4m3Max).to(torch::kFloat8_e4m3fn);
+  const auto inverse = scale.reciprocal();
+  const auto values = from_tiles(codes.to(torch::kFloat32) * inverse, x.sizes(), tile_rows, kFp8BlockTile);
+  return {values, inverse.squeeze(-1), tiles.size(0), count(torch::isinf(amax)),
+          torch::zeros({}, torch::kLong)};
+}
+
+}  // namespace ampbench::amp

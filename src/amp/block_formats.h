@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include <ATen/core/Generator.h>
+#include <torch/torch.h>
+
+#include "amp/linear_recipe.h"
+
+namespace ampbench::amp {
+
+// The block-scaled formats, quantized exactly as the recipes that define them do, on any device: each
+// function takes a tensor whose last dimension is blocked (a multiple of the block), and returns the values
+// the format holds, dequantized into fp32 (element x its scales), with the scales and how many blocks' scales
+// left the range of the scale's format. Quantizing and dequantizing this way is how ampbench emulates a
+// product in the format: the product of two dequantized operands in bf16 with fp32 accumulation, as torchao's
+// emulated kernels compute it.
+
+// A tensor as a block-scaled format holds it.
+struct BlockQuantized {
+  torch::Tensor values;  // dequantized, fp32, the input's shape
+  // One scale per block as the format stores it, in fp32 (an E8M0 scale's power of two; an NVFP4 block's
+  // e4m3 scale times the per-tensor scale; a blockwise fp8 tile's inverse scale).
+  torch::Tensor scales;
+  int64_t blocks = 0;
+  // Blocks whose values or scale the format could not hold (0-d int64 tensors on the operand's device, never
+  // read here, so that the timed loop does not wait for them): saturated, a block whose largest elements were
+  // clamped to the format's largest (an MX block under FLOOR's scale, an NVFP4 scale above e4m3's range, a
+  // blockwise tile holding inf); flushed, a nonzero block whose scale was clamped at the scale format's least
+  // (E8M0's 2^-127, e4m3's 2^-6), its small elements underflowing.
+  torch::Tensor saturated, flushed;
+};
+
+// MXFP8: e4m3 elements, one E8M0 scale per 32 consecutive elements of the last dimension, as torchao 0.18's
+// to_mx and MXTensor dequantize compute them from a bf16 or fp32 tensor (the amax in the input's dtype, the
+// rest in fp32; NaN poisons its block).
+inline constexpr int64_t kMxBlock = 32;
+BlockQuantized quantize_mxfp8(const torch::Tensor& x, ScaleRounding rounding);
+
+// NVFP4: e2m1 elements ({0, 0.5, 1, 1.5, 2, 3, 4, 6}, round to nearest even, saturating at 6), one e4m3 scale
+// per 16 consecutive elements of the last dimension (or per 16 x 16 tile of a matrix, `tiles_2d`), under a
+// per-tensor fp32 scale amax / (448 x 6), as torchao 0.18's nvfp4_quantize computes them: the block scale
+// amax / 6 over the per-tensor scale, clamped to e4m3's normal range [2^-6, 448]. With `stochastic`, elements
+// round up with the probability of their distance from the grid point below (drawn from the generator),
+// as the NVFP4 training recipe rounds gradients. A tensor of zeros stays zeros.
+inline constexpr int64_t kNvfp4Block = 16;
+BlockQuantized quantize_nvfp4(const torch::Tensor& x, bool tiles_2d = false,
+                              std::optional<at::Generator> stochastic = std::nullopt);
+
+// The NVFP4 recipe's random Hadamard transform of a weight-gradient operand along its last dimension: each
+// 16 consecutive elements v become v diag(signs) H / 4 (H the 16-point Sylvester Hadamard matrix, an
+// orthogonal transform whose product with the other operand's is unchanged), computed in fp32 and rounded
+// to bf16, as torchao's kernel does; the signs are TransformerEngine's fixed ones.
+torch::Tensor hadamard_16(const torch::Tensor& x);
+// diag(signs) H / 4 in bf16: the matrix hadamard_16 multiplies by.
+torch::Tensor hadamard_16_matrix();
+
+// Blockwise fp8 (DeepSeek-V3's recipe, TransformerEngine's Float8BlockScaling): e4m3 elements, one fp32
+// scale per tile of `tile_rows` x 128 elements of a matrix (1 x 128 for activations and gradients, 128 x 128
+// for weights), the scale 448 / amax rounded down to a power of two (1 for a tile of zeros, inf or NaN).
+inline constexpr int64_t kFp8BlockTile = 128;
+BlockQuantized quantize_fp8_blocks(const torch::Tensor& x, int64_t tile_rows);
+
+}  // namespace ampbench::amp

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <optional>
+
+#include <ATen/core/Generator.h>
+#include <torch/torch.h>
+
+#include "amp/block_formats.h"
+#include "amp/float8_linear.h"
+
+namespace ampbench::amp {
+
+// The operands of a linear layer's three products, y = x W^T, dx = dy W and dW = dy^T x, each blocked along
+// its product's contraction dimension: x and W along the input features, dy and W^T along the output
+// features, dy^T and x^T along the rows (tokens).
+enum class LinearOperand {
+  input,
+  weight,
+  grad_output,
+  weight_transposed,
+  grad_output_transposed,
+  input_transposed
+};
+
+// One operand as the recipe's emulation holds it, quantized along its last dimension (a matrix whose last
+// dimension is a multiple of the recipe's block): MXFP8 in 1 x 32 blocks; NVFP4 in 1 x 16 blocks (16 x 16
+// tiles for a weight with weight_tiles_2d, the same tiles for W and W^T), its weight-gradient operands
+// through the Hadamard transform first (nvfp4_hadamard) and its gradients rounded stochastically from
+// `generator` (nvfp4_stochastic); blockwise fp8 in 1 x 128 blocks, a weight in 128 x 128 tiles.
+BlockQuantized emulate_operand(const torch::Tensor& operand, LinearOperand role, LinearRecipe recipe,
+                               const BlockRecipeOptions& options, std::optional<at::Generator> generator);
+
+// The block-scaled product: input @ weight^T in input's dtype, each of the layer's three products emulated in
+// the settings' recipe (its operands quantized and dequantized by emulate_operand, multiplied in the input's
+// dtype with fp32 accumulation, as torchao's emulated kernels do), differentiable in both. The weight takes
+// the input's dtype first (autocast's, with fp32 master weights). `record` (may be null) keeps the amaxes.
+torch::Tensor block_scaled_matmul(const torch::Tensor& input, const torch::Tensor& weight,
+                                  const Float8Settings& settings, std::optional<at::Generator> generator,
+                                  const c10::intrusive_ptr<Float8LayerRecord>& record = {});
+
+}  // namespace ampbench::amp

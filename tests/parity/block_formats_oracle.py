@@ -1,0 +1,106 @@
+"""The block-scaled formats as their references compute them, for tests/test_block_formats_parity.cpp.
+
+Usage: block_formats_oracle.py IN.pt OUT.pt
+
+IN.pt holds bf16 matrices (x, w, go, special); OUT.pt gets, per matrix:
+- torchao 0.18's MXFP8 (to_mx, both scale roundings): the E8M0 scales' biased exponents and the values
+  dequantized as MXTensor does;
+- torchao's NVFP4 (nvfp4_quantize with the per-tensor scale amax / (448 x 6)): the block scales times the
+  per-tensor scale, and the values dequantized;
+- blockwise fp8 by TransformerEngine's documented rule (Float8BlockScaling: scale = 448 / amax rounded down
+  to a power of two, 1 for a tile whose amax is 0, inf or NaN), written here from its definition with
+  frexp, independent of ampbench's bit masking: 1 x 128 and 128 x 128 tiles;
+- torchao's random Hadamard matrix (get_rht_matrix) on TransformerEngine's fixed signs, and x^T through it;
+- torchao's emulated MXFP8 linear (_to_mxfp8_then_scaled_mm, RCEIL) forward and backward on x, w, go.
+Exits 77 (skipped) when torchao is missing.
+"""
+import sys
+
+import numpy as np
+import torch
+
+try:
+    from torchao.prototype.mx_formats.config import ScaleCalculationMode
+    from torchao.prototype.mx_formats.kernels import f4_unpacked_to_f32, unpack_uint4
+    from torchao.prototype.mx_formats.mx_tensor import get_fp_scale, to_mx
+    from torchao.prototype.mx_formats.nvfp4_tensor import nvfp4_quantize, per_tensor_amax_to_scale
+    from torchao.prototype.moe_training.mxfp8_linear import _to_mxfp8_then_scaled_mm
+    from torchao.prototype.moe_training.nvfp4_training.hadamard_utils import get_rht_matrix
+    from torchao.quantization.quantize_.common.kernel_preference import KernelPreference
+except ImportError as error:
+    print(f"torchao's block-scaled formats are not installed: {error}")
+    sys.exit(77)
+
+TE_SIGNS = (1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1, 1, -1, -1)
+
+
+def mxfp8(x, mode):
+    scale, data = to_mx(x.contiguous(), torch.float8_e4m3fn, 32, mode)
+    biased = scale.view(torch.uint8).to(torch.int32)
+    values = data.to(torch.float32).reshape(-1, 32) * get_fp_scale(scale).reshape(-1, 1)
+    return biased.reshape(-1), values.reshape(x.shape)
+
+
+def nvfp4(x):
+    per_tensor = per_tensor_amax_to_scale(x.float().abs().max())
+    scales, packed = nvfp4_quantize(x.contiguous(), 16, per_tensor)
+    codes = f4_unpacked_to_f32(unpack_uint4(packed.contiguous())).reshape(-1, 16)
+    decode = (per_tensor * scales.to(torch.float32)).reshape(-1, 1)
+    return decode.reshape(-1), (codes * decode).reshape(x.shape)
+
+
+def blockwise(x, tile_rows):
+    """TransformerEngine's rule, from its definition: the largest power of two at or below 448 / amax."""
+    a = x.float().numpy()
+    rows, cols = a.shape
+    values = np.zeros_like(a)
+    inverses = []
+    for r in range(0, rows, tile_rows):
+        for c in range(0, cols, 128):
+            tile = a[r:r + tile_rows, c:c + 128]
+            amax = np.float32(np.abs(tile).max())
+            if amax == 0 or not np.isfinite(amax):
+                scale = np.float32(1)
+            else:
+                ratio = np.float32(448) / amax  # float32 division, correctly rounded
+                if np.isinf(ratio):
+                    ratio = np.finfo(np.float32).max
+                mantissa, exponent = np.frexp(ratio)  # ratio = mantissa x 2^exponent, mantissa in [0.5, 1)
+                scale = np.float32(np.ldexp(np.float32(1), int(exponent) - 1))
+            q = torch.from_numpy(np.clip(tile * scale, -448, 448).astype(np.float32)).to(torch.float8_e4m3fn)
+            values[r:r + tile_rows, c:c + 128] = q.float().numpy() / scale
+            inverses.append(np.float32(1) / scale)
+    return torch.tensor(np.array(inverses, dtype=np.float32)), torch.from_numpy(values)
+
+
+def main(source, target):
+    import torch.jit._pickle
+
+    # torch::pickle_save tags a typed C++ dict with restore_type_tag: allow just that.
+    with torch.serialization.safe_globals([torch.jit._pickle.restore_type_tag]):
+        inputs = torch.load(source)
+    out = {}
+    for name, x in inputs.items():
+        for mode in (ScaleCalculationMode.RCEIL, ScaleCalculationMode.FLOOR):
+            tag = mode.name.lower()
+            out[f"{name}/mxfp8/{tag}/scales"], out[f"{name}/mxfp8/{tag}/values"] = mxfp8(x, mode)
+        if x.float().abs().max() > 0 and x.shape[-1] % 16 == 0:
+            out[f"{name}/nvfp4/scales"], out[f"{name}/nvfp4/values"] = nvfp4(x)
+        for tile_rows in (1, 128):
+            if x.shape[0] % tile_rows == 0 and x.shape[1] % 128 == 0:
+                out[f"{name}/blockwise/{tile_rows}/scales"], out[f"{name}/blockwise/{tile_rows}/values"] = (
+                    blockwise(x, tile_rows))
+    rht = get_rht_matrix(TE_SIGNS, "cpu", torch.bfloat16, 16)
+    out["rht/matrix"] = rht
+    xt = inputs["x"].t().contiguous()
+    out["rht/x_t"] = (xt.reshape(-1, 16).float() @ rht.float()).to(torch.bfloat16).reshape(xt.shape)
+    x = inputs["x"].clone().requires_grad_()
+    w = inputs["w"].clone().requires_grad_()
+    y = _to_mxfp8_then_scaled_mm(x, w, KernelPreference.EMULATED, ScaleCalculationMode.RCEIL)
+    y.backward(inputs["go"])
+    out["linear/output"], out["linear/grad_input"], out["linear/grad_weight"] = y.detach(), x.grad, w.grad
+    torch.save(out, target)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,142 @@
+// The block-scaled formats bit for bit against their references (tests/parity/block_formats_oracle.py):
+// torchao 0.18's MXFP8 (both scale roundings) and NVFP4 quantizers, TransformerEngine's blockwise fp8 rule
+// written from its definition, torchao's Hadamard matrix on the same signs, torchao's emulated MXFP8 linear,
+// and products of NVFP4 operands. Without torchao these tests skip and say why.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "amp/block_scaled_linear.h"
+
+#include "python_oracle.h"
+#include "temp_dir_test.h"
+
+namespace {
+
+using ampbench::amp::LinearRecipe;
+using ampbench::amp::ScaleRounding;
+
+// Equal bit for bit where both are numbers, NaN where either is.
+void expect_same(const torch::Tensor& ours, const torch::Tensor& theirs, const std::string& what) {
+  SCOPED_TRACE(what);
+  ASSERT_EQ(ours.sizes(), theirs.sizes());
+  const auto a = ours.to(torch::kFloat32), b = theirs.to(torch::kFloat32);
+  EXPECT_TRUE(a.isnan().equal(b.isnan())) << "NaN in different places";
+  const auto numbers = ~(a.isnan() | b.isnan());
+  const auto apart = (a.masked_select(numbers) != b.masked_select(numbers)).sum().item<int64_t>();
+  EXPECT_EQ(apart, 0) << "of " << numbers.sum().item<int64_t>() << " values, largest difference "
+                      << (a.masked_select(numbers) - b.masked_select(numbers)).abs().max().item<double>();
+}
+
+// Blocks that reach every branch of the scale rules: zeros, a value E8M0 cannot scale up to (tiny), bf16's
+// largest, inf and NaN, and a block's amax at each power of two's neighbours.
+torch::Tensor special_values() {
+  auto special = torch::randn({8, 128});
+  special.slice(1, 0, 32).select(0, 0).zero_();
+  special.select(0, 1).mul_(1e-38);
+  special.select(0, 2).fill_(3.3e38);
+  special[3][5] = std::numeric_limits<float>::infinity();
+  special[4][70] = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t b = 0; b < 4; ++b) special[5][b * 32] = std::ldexp(1.0, 8 * b - 12) * (1 + b * 0.0078125);
+  special[6] = torch::logspace(-30, 30, 128);
+  return special.to(torch::kBFloat16);
+}
+
+class BlockFormatsParity : public ampbench::testing::TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    torch::manual_seed(7);
+    const auto columns = torch::logspace(-3, 3, 256);
+    inputs_.insert("x", (torch::randn({128, 256}) * columns).to(torch::kBFloat16));
+    inputs_.insert("w", (torch::randn({128, 256}) * 0.05).to(torch::kBFloat16));
+    inputs_.insert("go", (torch::randn({128, 128}) * 1e-4).to(torch::kBFloat16));
+    for (const char* name : {"x", "w", "go"})
+      inputs_.insert(std::string(name) + "_t", inputs_.at(name).t().contiguous());
+    inputs_.insert("special", special_values());
+    ampbench::testing::write_tensors(inputs_, dir_ / "in.pt");
+    ASSERT_NO_FATAL_FAILURE(ampbench::testing::run_oracle(
+        "block_formats_oracle.py", (dir_ / "in.pt").string() + " " + (dir_ / "out.pt").string(),
+        dir_ / "oracle.log"));
+    if (IsSkipped()) return;
+    oracle_ = ampbench::testing::read_tensors(dir_ / "out.pt");
+  }
+
+  torch::Tensor theirs(const std::string& key) { return oracle_.at(key).toTensor(); }
+
+  c10::Dict<std::string, torch::Tensor> inputs_;
+  c10::impl::GenericDict oracle_{c10::StringType::get(), c10::TensorType::get()};
+};
+
+TEST_F(BlockFormatsParity, Mxfp8ScalesAndValuesAreTorchaosForBothRoundings) {
+  if (IsSkipped()) return;
+  for (const auto& item : inputs_) {
+    for (auto rounding : {ScaleRounding::rceil, ScaleRounding::floor}) {
+      const auto key = item.key() + "/mxfp8/" + std::string(to_string(rounding));
+      const auto ours = ampbench::amp::quantize_mxfp8(item.value(), rounding);
+      const auto biased = theirs(key + "/scales");
+      const auto scale = torch::where(biased == 255, torch::full_like(biased, NAN, torch::kFloat32),
+                                      torch::exp2((biased - 127).to(torch::kFloat32)));
+      expect_same(ours.scales, scale, key + " scales");
+      expect_same(ours.values, theirs(key + "/values"), key + " values");
+    }
+  }
+}
+
+TEST_F(BlockFormatsParity, Nvfp4ScalesAndValuesAreTorchaos) {
+  if (IsSkipped()) return;
+  for (const char* name : {"x", "w", "go", "x_t", "w_t", "go_t"}) {
+    const std::string key = std::string(name) + "/nvfp4";
+    const auto ours = ampbench::amp::quantize_nvfp4(inputs_.at(name));
+    expect_same(ours.scales, theirs(key + "/scales"), key + " scales");
+    expect_same(ours.values, theirs(key + "/values"), key + " values");
+  }
+}
+
+TEST_F(BlockFormatsParity, BlockwiseFp8IsTransformerEnginesRuleInBothTileShapes) {
+  if (IsSkipped()) return;
+  for (const auto& item : inputs_) {
+    for (int64_t rows : {int64_t{1}, ampbench::amp::kFp8BlockTile}) {
+      const auto key = item.key() + "/blockwise/" + std::to_string(rows);
+      if (!oracle_.contains(key + "/values")) continue;
+      const auto ours = ampbench::amp::quantize_fp8_blocks(item.value(), rows);
+      expect_same(ours.scales, theirs(key + "/scales"), key + " scales");
+      expect_same(ours.values, theirs(key + "/values"), key + " values");
+    }
+  }
+}
+
+TEST_F(BlockFormatsParity, TheHadamardTransformIsTorchaosMatrixOnTheSameSigns) {
+  if (IsSkipped()) return;
+  expect_same(ampbench::amp::hadamard_16_matrix(), theirs("rht/matrix"), "the matrix");
+  expect_same(ampbench::amp::hadamard_16(inputs_.at("x_t")), theirs("rht/x_t"), "x^T through it");
+}
+
+TEST_F(BlockFormatsParity, TheMxfp8LinearIsTorchaosEmulatedLinearForwardAndBackward) {
+  if (IsSkipped()) return;
+  auto x = inputs_.at("x").clone().requires_grad_(), w = inputs_.at("w").clone().requires_grad_();
+  ampbench::amp::Float8Settings settings{LinearRecipe::mxfp8};
+  auto y = ampbench::amp::block_scaled_matmul(x, w, settings, std::nullopt);
+  y.backward(inputs_.at("go"));
+  expect_same(y.detach(), theirs("linear/output"), "output");
+  expect_same(x.grad(), theirs("linear/grad_input"), "grad_input");
+  expect_same(w.grad(), theirs("linear/grad_weight"), "grad_weight");
+}
+
+// torchao has no NVFP4 product that runs on a CPU: the products of its quantized operands are the reference,
+// with the parts it has no CPU path for (Hadamard, stochastic rounding, 2-D weight tiles) off.
+TEST_F(BlockFormatsParity, TheNvfp4LinearMultipliesTorchaosQuantizedOperands) {
+  if (IsSkipped()) return;
+  auto x = inputs_.at("x").clone().requires_grad_(), w = inputs_.at("w").clone().requires_grad_();
+  ampbench::amp::Float8Settings settings{LinearRecipe::nvfp4};
+  settings.block = {ScaleRounding::rceil, false, false, false};
+  auto y = ampbench::amp::block_scaled_matmul(x, w, settings, std::nullopt);
+  y.backward(inputs_.at("go"));
+  auto values = [&](const char* name) {
+    return theirs(std::string(name) + "/nvfp4/values").to(torch::kBFloat16);
+  };
+  expect_same(y.detach(), at::mm(values("x"), values("w").t()), "output");
+  expect_same(x.grad(), at::mm(values("go"), values("w_t").t()), "grad_input");
+  expect_same(w.grad(), at::mm(values("go_t"), values("x_t").t()), "grad_weight");
+}
+
+}  // namespace
