@@ -28,5 +28,8 @@ struct SummaryFigures {
 
 // A mode's figures from its summary in a run's report.
 SummaryFigures figures_of(const ModeSummary& summary);
+// The same from a report.json's summary[] entry, as summary_fields.h writes it; throws
+// nlohmann::json::exception or std::invalid_argument where the entry is not as ampbench writes it.
+SummaryFigures figures_of(const nlohmann::json& summary);
 
 }  // namespace ampbench::report

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "sweep/sweep_render.h"
+#include "util/input_error.h"
 #include "util/output_files.h"
 
 namespace ampbench::sweep {
@@ -98,7 +99,13 @@ SweepOutcome run_sweep(const SweepRequest& sweep) {
   SweepOutcome outcome;
   outcome.points = expand_sweep(sweep.base.config, sweep.axes);
   const auto order = run_order(sweep, outcome.points);
-  const int64_t last = order.empty() ? 0 : order.back().index;
+  // A share with no point would measure nothing and still make a folder: refused, as any bad input.
+  if (order.empty())
+    throw util::InputError("--shard",
+                           std::to_string(sweep.shard->index) + "/" + std::to_string(sweep.shard->count) +
+                               " holds no point of a sweep of " + std::to_string(outcome.points.size()) +
+                               ": a sweep of N points has N shards at most");
+  const int64_t last = order.back().index;
   auto checked = check_points(sweep, outcome.points, last);
   if (sweep.base.dry_run) {
     outcome.runs = std::move(checked);

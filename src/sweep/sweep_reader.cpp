@@ -19,10 +19,7 @@ std::optional<measure::Interval> interval_of(const nlohmann::json& value) {
 
 std::optional<report::FidelityVerdict> verdict_of(const nlohmann::json& value) {
   if (value.is_null()) return std::nullopt;
-  for (auto verdict : {report::FidelityVerdict::pass, report::FidelityVerdict::fail,
-                       report::FidelityVerdict::inconclusive}) {
-    if (value.get<std::string>() == to_string(verdict)) return verdict;
-  }
+  if (auto verdict = report::fidelity_verdict_named(value.get<std::string>())) return verdict;
   throw std::invalid_argument("unknown fidelity verdict " + value.dump());
 }
 
