@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "amp/weight_format.h"
 #include "config/experiment_config.h"
 #include "config/memory_estimate.h"
 #include "report/analysis.h"
@@ -156,4 +157,52 @@ TEST(PureBf16, TheStaticMemoryCountedFromTheOptionsIsWhatTheAllocatorMeasures) {
     EXPECT_NEAR(measured / bytes, 1.0, 0.03);  // the allocator adds step counters and its rounding
     EXPECT_NEAR(static_ratio(r, mode, PrecisionMode::fp32), bytes / counted.at(PrecisionMode::fp32), 0.01);
   }
+}
+
+namespace {
+
+// A module with floating, integer and bool state in a child, as a model's batch norm or index tables hold it.
+struct MixedState : torch::nn::Module {
+  MixedState() {
+    weight = register_parameter("weight", torch::randn({4, 4}));
+    steps = register_buffer("steps", torch::tensor(int64_t(257)));
+    index = register_buffer("index", torch::arange(5, torch::kLong));
+    mask = register_buffer("mask", torch::tensor({true, false, true}));
+    scale = register_buffer("scale", torch::full({3}, 0.1));
+  }
+  torch::Tensor weight, steps, index, mask, scale;
+};
+
+struct Outer : torch::nn::Module {
+  Outer() { register_module("inner", std::make_shared<MixedState>()); }
+};
+
+}  // namespace
+
+TEST(PureBf16, OnlyFloatingStateChangesFormatIntegerAndBoolStateKeepTheirsAndTheirValues) {
+  for (auto mode : ampbench::amp::all_precision_modes()) {
+    SCOPED_TRACE(std::string(ampbench::amp::to_string(mode)));
+    Outer outer;
+    const auto weight_dtype = ampbench::amp::weight_dtype(mode);
+    ampbench::amp::cast_to_weight_dtype(outer, mode);
+    for (const auto& parameter : outer.named_parameters())
+      EXPECT_EQ(parameter.value().scalar_type(), weight_dtype) << parameter.key();
+    const auto buffers = outer.named_buffers();
+    EXPECT_EQ(buffers["inner.steps"].scalar_type(), torch::kLong);
+    EXPECT_EQ(buffers["inner.steps"].item<int64_t>(), 257);  // bf16 holds 256 or 258, not 257
+    EXPECT_TRUE(buffers["inner.index"].equal(torch::arange(5, torch::kLong)));
+    EXPECT_EQ(buffers["inner.mask"].scalar_type(), torch::kBool);
+    EXPECT_EQ(buffers["inner.scale"].scalar_type(), weight_dtype);
+  }
+}
+
+TEST(PureBf16, BatchNormsStepCountStaysAnIntegerThatCountsPast256) {
+  torch::nn::BatchNorm1d norm(4);
+  ampbench::amp::cast_to_weight_dtype(*norm, PrecisionMode::bf16_pure);
+  EXPECT_EQ(norm->num_batches_tracked.scalar_type(), torch::kLong);
+  norm->train();
+  const auto batch = torch::randn({8, 4}).to(torch::kBFloat16);
+  for (int i = 0; i < 300; ++i) norm->forward(batch);
+  EXPECT_EQ(norm->num_batches_tracked.item<int64_t>(), 300);
+  EXPECT_EQ(norm->running_mean.scalar_type(), torch::kBFloat16);
 }

@@ -3,7 +3,18 @@
 namespace ampbench::amp {
 
 void cast_to_weight_dtype(torch::nn::Module& model, PrecisionMode mode) {
-  if (is_pure_bf16(mode)) model.to(weight_dtype(mode));
+  const auto dtype = weight_dtype(mode);
+  if (dtype == c10::ScalarType::Float) return;
+  // Only floating state changes format: LibTorch's Module::to(dtype) would cast integer and bool buffers
+  // too (a batch norm's step count, an index table), which PyTorch-Python's Module.to leaves alone.
+  // set_data keeps each tensor's identity, so what holds it (an exported program's state) sees the change.
+  torch::NoGradGuard no_grad;
+  for (auto& tensor : model.parameters()) {
+    if (tensor.is_floating_point()) tensor.set_data(tensor.to(dtype));
+  }
+  for (auto& tensor : model.buffers()) {
+    if (tensor.is_floating_point()) tensor.set_data(tensor.to(dtype));
+  }
 }
 
 torch::Tensor cast_inputs(const torch::Tensor& inputs, PrecisionMode mode) {

@@ -7,8 +7,8 @@
 namespace ampbench::amp {
 
 // The pure bf16 modes train the model in bf16: its floating parameters and buffers are cast once, from the
-// run's fp32 initial state, so every mode starts from the same state (here rounded). Other modes leave the
-// model in fp32.
+// run's fp32 initial state, so every mode starts from the same state (here rounded); integer and bool state
+// keeps its type. Other modes leave the model in fp32.
 void cast_to_weight_dtype(torch::nn::Module& model, PrecisionMode mode);
 
 // A batch as the mode's model takes it: floating inputs (images, features) in bf16 in the pure modes, where
