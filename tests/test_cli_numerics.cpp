@@ -156,3 +156,22 @@ TEST_F(Numerics, AnExportedModelsLayersAreItsGraphNodes) {
 
 }  // namespace
 }  // namespace ampbench::testing
+
+namespace ampbench::testing {
+namespace {
+
+// The batch is cut and cast before the forward phase is marked (its own phase, batch): after an accumulation
+// micro-step no observer counts the inputs as some layer's gradients or activations.
+TEST_F(Numerics, TheInputBatchIsNoLayersValuesAfterAnAccumulationMicroStep) {
+  auto config = tiny_config();
+  config["train"]["accumulation_steps"] = 2;
+  const auto report = run_tiny("-q --modes fp32,bf16-pure --numerics 2", config);
+  ASSERT_EQ(report["numerics"].size(), 1u);
+  for (const auto& layer : report["numerics"][0]["layers"]) {
+    EXPECT_NE(layer["layer"], "(other)") << layer.dump();
+    EXPECT_NE(layer["layer"], "(input)") << layer.dump();
+  }
+}
+
+}  // namespace
+}  // namespace ampbench::testing

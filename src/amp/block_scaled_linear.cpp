@@ -2,6 +2,9 @@
 
 #include <c10/core/impl/LocalDispatchKeySet.h>
 
+#include "amp/linear_observer.h"
+#include "util/enum_names.h"
+
 namespace ampbench::amp {
 namespace {
 
@@ -18,11 +21,16 @@ bool feeds_weight_gradient(LinearOperand role) {
   return role == LinearOperand::grad_output_transposed || role == LinearOperand::input_transposed;
 }
 
-// The operand as the product takes it: emulated, in its own dtype.
+// The operand as the product takes it: emulated, in its own dtype. An observer (linear_observer.h) sees what
+// the quantization did, against the operand as quantized (after the Hadamard transform, where there is one).
 torch::Tensor emulated(const torch::Tensor& operand, LinearOperand role, const Float8Settings& settings,
-                       std::optional<at::Generator> generator) {
-  return emulate_operand(operand, role, settings.recipe, settings.block, std::move(generator))
-      .values.to(operand.scalar_type());
+                       std::optional<at::Generator> generator, const void* key) {
+  const auto q = emulate_operand(operand, role, settings.recipe, settings.block, std::move(generator));
+  if (key && observing_linear_layers()) {
+    const bool transformed = transformed_first(role, settings.recipe, settings.block);
+    observe_operand(key, std::string(to_string(role)), transformed ? hadamard_16(operand) : operand, q);
+  }
+  return q.values.to(operand.scalar_type());
 }
 
 void save_settings(AutogradContext* ctx, const Float8Settings& settings,
@@ -64,13 +72,19 @@ class BlockScaledMatmul : public torch::autograd::Function<BlockScaledMatmul> {
     save_settings(ctx, settings, generator);
     ctx->saved_data["record"] = record ? c10::IValue::make_capsule(record) : c10::IValue();
     const auto rows = input.reshape({-1, input.size(-1)});
-    const auto w = weight.to(input.scalar_type());
-    if (record) {
-      record->input_amax = rows.abs().max();
-      record->weight_amax = w.abs().max();
+    const void* key = record ? record->key : nullptr;
+    torch::Tensor x, w;
+    {
+      OperandScope preparing;  // the operands' preparation: values of the emulation, not of the layer
+      const auto weight_in_dtype = weight.to(input.scalar_type());
+      if (record) {
+        record->input_amax = rows.abs().max();
+        record->weight_amax = weight_in_dtype.abs().max();
+      }
+      x = emulated(rows, LinearOperand::input, settings, generator, key);
+      w = emulated(weight_in_dtype, LinearOperand::weight, settings, generator, key);
     }
-    auto out = at::mm(emulated(rows, LinearOperand::input, settings, generator),
-                      emulated(w, LinearOperand::weight, settings, generator).t());
+    auto out = at::mm(x, w.t());
     auto shape = input.sizes().vec();
     shape.back() = weight.size(0);
     return at::_unsafe_view(out, shape);
@@ -81,26 +95,46 @@ class BlockScaledMatmul : public torch::autograd::Function<BlockScaledMatmul> {
     const auto& input = saved[0];
     const auto settings = saved_settings(ctx);
     const auto generator = saved_generator(ctx);
-    const auto go = grads[0].reshape({-1, saved[1].size(0)}).contiguous();
-    const auto rows = input.reshape({-1, input.size(-1)});
-    const auto w = saved[1].to(go.scalar_type());
-    // dx = dy W, blocked along the output features.
-    auto grad_input =
-        at::mm(emulated(go, LinearOperand::grad_output, settings, generator),
-               emulated(w.t().contiguous(), LinearOperand::weight_transposed, settings, generator).t())
-            .view(input.sizes());
-    // dW = dy^T x, blocked along the rows.
-    auto grad_weight =
-        at::mm(emulated(go.t().contiguous(), LinearOperand::grad_output_transposed, settings, generator),
-               emulated(rows.t().contiguous(), LinearOperand::input_transposed, settings, generator).t());
-    if (auto& capsule = ctx->saved_data["record"]; capsule.isCapsule())
-      c10::static_intrusive_pointer_cast<Float8LayerRecord>(capsule.toCapsule())->grad_output_amax =
-          go.abs().max();
+    auto& capsule = ctx->saved_data["record"];
+    const auto record = capsule.isCapsule()
+                            ? c10::static_intrusive_pointer_cast<Float8LayerRecord>(capsule.toCapsule())
+                            : c10::intrusive_ptr<Float8LayerRecord>();
+    const void* key = record ? record->key : nullptr;
+    // dx = dy W, blocked along the output features; dW = dy^T x, blocked along the rows.
+    torch::Tensor dy, w_t, dy_t, x_t;
+    {
+      OperandScope preparing;
+      const auto go = grads[0].reshape({-1, saved[1].size(0)}).contiguous();
+      const auto rows = input.reshape({-1, input.size(-1)});
+      const auto w = saved[1].to(go.scalar_type());
+      if (record) record->grad_output_amax = go.abs().max();
+      dy = emulated(go, LinearOperand::grad_output, settings, generator, key);
+      w_t = emulated(w.t().contiguous(), LinearOperand::weight_transposed, settings, generator, key);
+      dy_t = emulated(go.t().contiguous(), LinearOperand::grad_output_transposed, settings, generator, key);
+      x_t = emulated(rows.t().contiguous(), LinearOperand::input_transposed, settings, generator, key);
+    }
+    auto grad_input = at::mm(dy, w_t.t()).view(input.sizes());
+    auto grad_weight = at::mm(dy_t, x_t.t());
     return {grad_input, grad_weight, torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
 
 }  // namespace
+
+std::string_view to_string(LinearOperand role) {
+  static constexpr util::EnumNames<LinearOperand, 6> kNames{
+      {{LinearOperand::input, "input"},
+       {LinearOperand::weight, "weight"},
+       {LinearOperand::grad_output, "grad_output"},
+       {LinearOperand::weight_transposed, "weight_transposed"},
+       {LinearOperand::grad_output_transposed, "grad_output_transposed"},
+       {LinearOperand::input_transposed, "input_transposed"}}};
+  return util::name_of(kNames, role);
+}
+
+bool transformed_first(LinearOperand role, LinearRecipe recipe, const BlockRecipeOptions& options) {
+  return recipe == LinearRecipe::nvfp4 && feeds_weight_gradient(role) && options.nvfp4_hadamard;
+}
 
 BlockQuantized emulate_operand(const torch::Tensor& operand, LinearOperand role, LinearRecipe recipe,
                                const BlockRecipeOptions& options, std::optional<at::Generator> generator) {
@@ -108,8 +142,7 @@ BlockQuantized emulate_operand(const torch::Tensor& operand, LinearOperand role,
     case LinearRecipe::mxfp8:
       return quantize_mxfp8(operand, options.mx_rounding);
     case LinearRecipe::nvfp4: {
-      const auto transformed =
-          feeds_weight_gradient(role) && options.nvfp4_hadamard ? hadamard_16(operand) : operand;
+      const auto transformed = transformed_first(role, recipe, options) ? hadamard_16(operand) : operand;
       const bool stochastic = is_gradient(role) && options.nvfp4_stochastic;
       return quantize_nvfp4(transformed, is_weight(role) && options.nvfp4_weight_tiles_2d,
                             stochastic ? std::move(generator) : std::nullopt);

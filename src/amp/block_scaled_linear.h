@@ -29,6 +29,9 @@ enum class LinearOperand {
 // `generator` (nvfp4_stochastic); blockwise fp8 in 1 x 128 blocks, a weight in 128 x 128 tiles.
 BlockQuantized emulate_operand(const torch::Tensor& operand, LinearOperand role, LinearRecipe recipe,
                                const BlockRecipeOptions& options, std::optional<at::Generator> generator);
+// Whether emulate_operand puts the operand through the Hadamard transform before it quantizes it.
+bool transformed_first(LinearOperand role, LinearRecipe recipe, const BlockRecipeOptions& options);
+std::string_view to_string(LinearOperand role);
 
 // The block-scaled product: input @ weight^T in input's dtype, each of the layer's three products emulated in
 // the settings' recipe (its operands quantized and dequantized by emulate_operand, multiplied in the input's

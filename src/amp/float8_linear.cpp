@@ -3,10 +3,13 @@
 #include <unordered_map>
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/SequenceNumber.h>
 #include <ATen/autocast_mode.h>
+#include <ATen/record_function.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 
 #include "amp/block_scaled_linear.h"
+#include "amp/linear_observer.h"
 
 namespace ampbench::amp {
 namespace {
@@ -50,8 +53,12 @@ class Float8Matmul : public torch::autograd::Function<Float8Matmul> {
     ctx->saved_data["scale_multiplier"] = settings.scale_multiplier;
     ctx->saved_data["record"] = record ? c10::IValue::make_capsule(record) : c10::IValue();
     const auto rows = input.reshape({-1, input.size(-1)});
-    const auto x = cast_rows(rows, Float8Operand::input, settings);
-    const auto w = cast_rows(weight, Float8Operand::weight, settings);
+    Operand x, w;
+    {
+      OperandScope preparing;  // the casts: values of the recipe, not the layer's
+      x = cast_rows(rows, Float8Operand::input, settings);
+      w = cast_rows(weight, Float8Operand::weight, settings);
+    }
     if (record) {
       record->input_amax = x.amax;
       record->weight_amax = w.amax;
@@ -71,13 +78,17 @@ class Float8Matmul : public torch::autograd::Function<Float8Matmul> {
                                   ctx->saved_data["scale_multiplier"].toDouble()};
     const auto go = grads[0].reshape({-1, weight.size(0)});
     const auto rows = input.reshape({-1, input.size(-1)});
-    // grad_input = grad_output @ weight, scaled along grad_output's rows and weight's columns.
-    const auto g = cast_rows(go.contiguous(), Float8Operand::grad_output, settings);
-    const auto w = cast_rows(weight.t().contiguous(), Float8Operand::weight, settings);
+    // grad_input = grad_output @ weight, scaled along grad_output's rows and weight's columns; grad_weight =
+    // grad_output^T @ input, scaled along both operands' columns.
+    Operand g, w, gt, xt;
+    {
+      OperandScope preparing;  // the casts: values of the recipe, not the layer's
+      g = cast_rows(go.contiguous(), Float8Operand::grad_output, settings);
+      w = cast_rows(weight.t().contiguous(), Float8Operand::weight, settings);
+      gt = cast_rows(go.t().contiguous(), Float8Operand::grad_output, settings);
+      xt = cast_rows(rows.t().contiguous(), Float8Operand::input, settings);
+    }
     auto grad_input = product(g, w.t(), go.scalar_type(), /*fast_accumulation=*/false).view(input.sizes());
-    // grad_weight = grad_output^T @ input, scaled along both operands' columns.
-    const auto gt = cast_rows(go.t().contiguous(), Float8Operand::grad_output, settings);
-    const auto xt = cast_rows(rows.t().contiguous(), Float8Operand::input, settings);
     auto grad_weight = product(gt, xt.t(), go.scalar_type(), /*fast_accumulation=*/false);
     if (auto& capsule = ctx->saved_data["record"]; capsule.isCapsule()) {
       c10::static_intrusive_pointer_cast<Float8LayerRecord>(capsule.toCapsule())->grad_output_amax = g.amax;
@@ -153,14 +164,31 @@ torch::Tensor float8_matmul(const torch::Tensor& input, const torch::Tensor& wei
   return Float8Matmul::apply(input, weight, settings, record);
 }
 
-torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias,
-                     const std::string* layer) {
-  if (!active_scope) return at::linear(input, weight, bias);
+namespace {
+
+// The low-bit product as one op for the numerics pass's observers: it reads the layer's weight, so they name
+// its output and its backward (the autograd node it makes next, by sequence number) after the layer, where
+// the ops inside it read only copies of the weight.
+template <typename Product>
+torch::Tensor observed(const Product& product, const torch::Tensor& x, const torch::Tensor& weight) {
+  RECORD_FUNCTION("ampbench::low_bit_product", std::vector<c10::IValue>({x, weight}),
+                  at::sequence_number::peek());
+  auto out = product();
+  if (guard.isActive() && guard.needsOutputs()) guard.setOutputs(std::vector<c10::IValue>{out});
+  return out;
+}
+
+// The layer inside a Float8Scope: in bf16 when the filter keeps it or the recipe cannot take its shapes,
+// else its three products in the recipe.
+torch::Tensor low_bit_linear(const torch::Tensor& input, const torch::Tensor& weight,
+                             const torch::Tensor& bias, const void* key, const std::string* layer) {
   const auto device = input.device().type();
-  const auto x =
-      at::autocast::is_autocast_enabled(device) ? input.to(at::autocast::get_autocast_dtype(device)) : input;
+  torch::Tensor x = input;
+  if (at::autocast::is_autocast_enabled(device)) {
+    OperandScope preparing;  // autocast's cast, as inside at::linear
+    x = input.to(at::autocast::get_autocast_dtype(device));
+  }
   const LinearShape shape{x.size(-1) > 0 ? x.numel() / x.size(-1) : 0, weight.size(1), weight.size(0)};
-  const void* key = layer ? static_cast<const void*>(layer) : weight.unsafeGetTensorImpl();
   auto* layers = active_scope->layers();
   auto record =
       layers ? layers->record_for(key, layer ? *layer : "", weight) : c10::intrusive_ptr<Float8LayerRecord>();
@@ -175,12 +203,25 @@ torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, co
     return at::linear(input, weight, bias);
   }
   if (record) ++record->float8_calls;
-  auto out =
-      is_block_scaled(settings.recipe)
-          ? block_scaled_matmul(x, weight, settings,
-                                layers ? std::optional(layers->stochastic_rounding()) : std::nullopt, record)
-          : float8_matmul(x, weight, settings, record);
+  auto product = [&] {
+    return is_block_scaled(settings.recipe)
+               ? block_scaled_matmul(x, weight, settings,
+                                     layers ? std::optional(layers->stochastic_rounding()) : std::nullopt,
+                                     record)
+               : float8_matmul(x, weight, settings, record);
+  };
+  auto out = observing_linear_layers() ? observed(product, x, weight) : product();
   return bias.defined() ? out + bias.to(out.scalar_type()) : out;
+}
+
+}  // namespace
+
+torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias,
+                     const std::string* layer) {
+  const void* key = layer ? static_cast<const void*>(layer) : weight.unsafeGetTensorImpl();
+  auto out = active_scope ? low_bit_linear(input, weight, bias, key, layer) : at::linear(input, weight, bias);
+  if (observing_linear_layers()) observe_output(key, layer, out);
+  return out;
 }
 
 }  // namespace ampbench::amp

@@ -98,7 +98,7 @@ const std::vector<PrecisionRecipe>& table() {
        .also_against = PrecisionMode::bf16,
        .in_default_set = false,
        .audited = false,
-       .observed_format = std::nullopt},
+       .observed_format = ScalarType::BFloat16},
       {.mode = PrecisionMode::fp8_rowwise,
        .name = "fp8-rowwise",
        .summary = "as fp8, all e4m3, one power-of-two scale per row",
@@ -114,7 +114,7 @@ const std::vector<PrecisionRecipe>& table() {
        .also_against = PrecisionMode::bf16,
        .in_default_set = false,
        .audited = false,
-       .observed_format = std::nullopt},
+       .observed_format = ScalarType::BFloat16},
       {.mode = PrecisionMode::bf16_pure,
        .name = "bf16-pure",
        .summary = "bf16 weights, gradients and optimizer state, no autocast, updates rounded to nearest",
@@ -178,7 +178,7 @@ const std::vector<PrecisionRecipe>& table() {
        .also_against = PrecisionMode::bf16,
        .in_default_set = false,
        .audited = false,
-       .observed_format = std::nullopt},
+       .observed_format = ScalarType::BFloat16},
       {.mode = PrecisionMode::nvfp4,
        .name = "nvfp4",
        .summary = "as bf16, each linear layer's products in NVFP4 (e2m1, an e4m3 scale per 16), emulated",
@@ -194,7 +194,7 @@ const std::vector<PrecisionRecipe>& table() {
        .also_against = PrecisionMode::bf16,
        .in_default_set = false,
        .audited = false,
-       .observed_format = std::nullopt},
+       .observed_format = ScalarType::BFloat16},
       {.mode = PrecisionMode::fp8_blockwise,
        .name = "fp8-blockwise",
        .summary =
@@ -212,7 +212,7 @@ const std::vector<PrecisionRecipe>& table() {
        .also_against = PrecisionMode::bf16,
        .in_default_set = false,
        .audited = false,
-       .observed_format = std::nullopt},
+       .observed_format = ScalarType::BFloat16},
   };
   return rows;
 }

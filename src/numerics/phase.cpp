@@ -7,7 +7,8 @@
 namespace ampbench::numerics {
 namespace {
 
-constexpr util::EnumNames<Phase, 6> kPhaseNames{{{Phase::forward, "forward"},
+constexpr util::EnumNames<Phase, 7> kPhaseNames{{{Phase::batch, "batch"},
+                                                 {Phase::forward, "forward"},
                                                  {Phase::loss, "loss"},
                                                  {Phase::backward, "backward"},
                                                  {Phase::unscale, "unscale"},

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "amp/linear_observer.h"
 #include "numerics/formats.h"
 #include "numerics/node_scope.h"
 #include "numerics/op_sites.h"
@@ -119,7 +120,7 @@ void ObserverState::end(const at::RecordFunction& fn, at::ObserverContext* conte
   std::lock_guard lock(mutex_);
   sites_.end(start->where, outputs, phase);
   const bool forward = phase == Phase::forward || phase == Phase::loss;
-  if (!start->outermost || (!forward && phase != Phase::backward)) return;
+  if (!start->outermost || (!forward && phase != Phase::backward) || amp::preparing_operands()) return;
   const auto label = label_now(start->where, phase);
   for (const auto& result : outputs) {
     if (!result.defined() || result.scalar_type() != format_ || result.numel() == 0) continue;

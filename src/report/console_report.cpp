@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "profile/profile_tables.h"
+#include "report/departure_report.h"
 #include "report/divergence_report.h"
 #include "report/float8_table.h"
 #include "report/numerics_report.h"
@@ -61,6 +62,7 @@ std::string to_console(const RunReport& report, bool colour) {
         << profile::profile_footnote(profiles) << "\n";
   }
   for (const auto& line : numerics_lines(report.measured.numerics)) out << "numerics: " << line << "\n";
+  for (const auto& line : departure_lines(report.measured.numerics)) out << "numerics: " << line << "\n";
   for (const auto& line : divergence_lines(report.measured.trials, report.measured.fidelity_trials))
     out << "where the numbers went wrong: " << line << "\n";
   if (const auto& signal = report.measured.stopped_by)

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "profile/profile_tables.h"
+#include "report/departure_report.h"
 #include "report/divergence_report.h"
 #include "report/float8_table.h"
 #include "report/numerics_report.h"
@@ -52,6 +53,9 @@ std::string to_markdown(const RunReport& report) {
       out << "\n" << util::render_markdown_table(layers);
     if (const auto parameters = numerics_parameters_table(numerics); !parameters.empty())
       out << "\n" << util::render_markdown_table(parameters);
+    for (const auto& line : departure_lines(numerics)) out << "\n- " << line << "\n";
+    if (const auto departures = departures_table(numerics); !departures.empty())
+      out << "\n" << util::render_markdown_table(departures);
     if (const auto footnote = numerics_footnote(numerics); !footnote.empty())
       out << "\n" << footnote << ".\n";
   }

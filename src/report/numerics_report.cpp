@@ -5,6 +5,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "numerics/formats.h"
+#include "report/departure_report.h"
 #include "report/json_values.h"
 #include "util/csv_cells.h"
 #include "util/csv_table.h"
@@ -105,6 +106,7 @@ nlohmann::json record_json(const NumericsRecord& r) {
           {"loss_scales", r.loss_scales},
           {"layers", layers},
           {"parameters", parameters},
+          {"departures", departures_json(r)},
           {"failure", optional_json(r.failure)}};
 }
 
@@ -327,7 +329,8 @@ util::TextRows numerics_parameters_table(const std::vector<NumericsRecord>& reco
 
 std::string numerics_footnote(const std::vector<NumericsRecord>& records) {
   if (numerics_layers_table(records).empty() && numerics_parameters_table(records).empty()) return "";
-  return "numerics: an untimed replay of each 16-bit mode's first trial, the figures summed over the sampled "
+  return "numerics: an untimed replay of each mode's first trial but fp32's, the figures summed over the "
+         "sampled "
          "steps; layers: the results in the format of the ops each layer ran, forward (activation) and "
          "backward (gradient, as backward carries it: at the loss scale in fp16); headroom: binades from the "
          "largest finite magnitude to the format's largest value; subnormal: elements below the format's "
@@ -335,7 +338,10 @@ std::string numerics_footnote(const std::vector<NumericsRecord>& records) {
          "subnormal when cast into the format, at the loss scale in force and without it; update/weight: "
          "the step's root-mean-square update over the weights', in eps the format's epsilon; updates lost: "
          "updates below half an ulp of the weight were it stored in the format (audit: the pure bf16 modes "
-         "store it, their lost-update audit counts them)";
+         "store it, their lost-update audit counts them); departure: each linear layer against an fp32 copy "
+         "of the model given the mode's weights at the sampled step, on the same batch and random numbers: "
+         "its output's relative error and its weight gradient's cosine; a block-scaled mode's operands: the "
+         "relative error of the quantized operand and its blocks that saturated or flushed";
 }
 
 std::vector<std::string> numerics_lines(const std::vector<NumericsRecord>& records) {

@@ -1,5 +1,6 @@
 #include "train/numerics_pass.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <spdlog/spdlog.h>
 
 #include "amp/math_settings.h"
@@ -71,23 +72,65 @@ void add_update(ParameterNumerics& into, const torch::Tensor& before, const torc
   if (!stored_in_format) into.updates_lost = into.updates_lost.value_or(0) + count_of(figures, 3);
 }
 
+// The default random generators' state on the CPU and the device, put back after the twin's step so that
+// the mode's step draws the same random numbers (dropout masks) as the twin's did.
+class RandomState {
+ public:
+  explicit RandomState(const torch::Device& device)
+      : cpu_(at::detail::getDefaultCPUGenerator()), cpu_state_(cpu_.get_state()) {
+    if (!device.is_cpu()) {
+      device_ = at::globalContext().defaultGenerator(device);
+      device_state_ = device_->get_state();
+    }
+  }
+  void restore() {
+    cpu_.set_state(cpu_state_);
+    if (device_) device_->set_state(device_state_);
+  }
+
+ private:
+  at::Generator cpu_;
+  at::Tensor cpu_state_;
+  std::optional<at::Generator> device_;
+  at::Tensor device_state_;
+};
+
 class NumericsReplay {
  public:
-  NumericsReplay(NumericsRecord& record, models::Network& model, TrainingStep& step)
-      : record_(record), step_(step), parameters_(numerics::named_parameters(model)) {
+  NumericsReplay(NumericsRecord& record, models::Network& model, TrainingStep& step,
+                 std::shared_ptr<models::Network> twin, const torch::Device& device)
+      : record_(record),
+        model_(model),
+        step_(step),
+        parameters_(numerics::named_parameters(model)),
+        twin_(twin ? std::optional<Fp32Twin>(Fp32Twin(std::move(twin))) : std::nullopt),
+        device_(device) {
     for (const auto& [name, tensor] : parameters_) {
       record_.parameters.emplace_back();
       record_.parameters.back().name = name;
     }
   }
 
-  // Runs step `index` of the epoch's `order` (a boundary step) under the observer and reads its figures.
+  // Runs step `index` of the epoch's `order` (a boundary step) under the observers, after the twin's, and
+  // reads its figures.
   void measure(const torch::Tensor& order, int64_t index) {
+    std::optional<amp::LinearObservation> reference;
+    if (twin_) {
+      RandomState random(device_);
+      const auto [inputs, labels] = step_.batch(order, index);
+      reference = twin_->run(model_, inputs, labels);
+      random.restore();
+    }
+    const auto gradients_before = gradients_of(model_);
+    amp::LinearObservation observed;
     {
       numerics::RangeObserver observer(parameters_, record_.format);
+      std::optional<amp::LinearObserver> linear;
+      if (twin_) linear.emplace(observed);
       step_.backward(step_.loss(order, index));
       numerics::merge_ranges(record_.layers, observer.layers());
     }
+    if (twin_) add_departures(record_.departures, observed, *reference, model_, gradients_before, *twin_);
     torch::NoGradGuard no_grad;
     std::optional<torch::Tensor> scale;
     if (step_.scaler()) {
@@ -110,15 +153,19 @@ class NumericsReplay {
 
  private:
   NumericsRecord& record_;
+  models::Network& model_;
   TrainingStep& step_;
   std::vector<std::pair<std::string, torch::Tensor>> parameters_;
+  std::optional<Fp32Twin> twin_;
+  torch::Device device_;
 };
 
 }  // namespace
 
 NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
                                 const TrainerOptions& options, const data::Dataset& dataset,
-                                const torch::Device& device, int64_t samples) {
+                                const torch::Device& device, int64_t samples,
+                                std::shared_ptr<models::Network> fp32_twin) {
   TrainingStep step(options, mode, model, dataset, device);
   const int64_t accumulation = options.train.accumulation_steps;
   const int64_t updates_per_epoch = (step.steps_per_epoch() + accumulation - 1) / accumulation;
@@ -126,7 +173,7 @@ NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
   record.mode = mode;
   record.format = amp::sixteen_bit_format(mode).value();
   record.steps = spread_steps(options.train.epochs * updates_per_epoch, samples);
-  NumericsReplay replay(record, model, step);
+  NumericsReplay replay(record, model, step, std::move(fp32_twin), device);
   model.train();
   int64_t update = 0;
   size_t next = 0;
@@ -158,7 +205,8 @@ void run_numerics_pass(const PlannedTrial& item, PassContext& context, Experimen
       amp::settings_for(mode, context.device.type(), context.config.train.cudnn_benchmark));
   try {
     result.numerics.push_back(measure_numerics(mode, *context.fresh_model(mode), context.trainer.options(),
-                                               context.dataset, context.device, steps));
+                                               context.dataset, context.device, steps,
+                                               context.fp32_model(context.initial)));
   } catch (const c10::Error& e) {
     NumericsRecord failed;
     failed.mode = mode;

@@ -11,6 +11,7 @@
 #include "data/dataset.h"
 #include "models/network.h"
 #include "numerics/range_observer.h"
+#include "train/departure.h"
 #include "train/trainer_options.h"
 
 namespace ampbench::train {
@@ -50,16 +51,21 @@ struct NumericsRecord {
   std::vector<double> loss_scales;                 // fp16: the loss scale in force at each sampled step
   std::vector<numerics::LayerRanges> layers;       // activations and gradients, per layer
   std::vector<ParameterNumerics> parameters;
+  // Each linear layer against an fp32 copy of the model on the same batches (departure.h), in the order the
+  // layers first ran.
+  std::vector<LayerDeparture> departures;
   std::optional<std::string> failure;  // the pass failed (an error's first line): no figures
 };
 
 // Replays a trial of `mode` (one with amp::sixteen_bit_format) from `model` (fresh from the run's initial
 // state) with the trainer's options, data order and seed, outside any timed region, and measures `samples`
 // optimizer steps spread over the trial: each under a numerics::RangeObserver, its gradients and update read
-// after it.
+// after it; with `fp32_twin` (a model of the same architecture in fp32), each also against the twin given
+// the mode's weights at that step (departures).
 NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
                                 const TrainerOptions& options, const data::Dataset& dataset,
-                                const torch::Device& device, int64_t samples);
+                                const torch::Device& device, int64_t samples,
+                                std::shared_ptr<models::Network> fp32_twin = nullptr);
 
 // The pass (pass_context.h): the numerics of item.mode (a row with an observed_format) into
 // result.numerics, an error recorded in it.

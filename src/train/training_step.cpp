@@ -44,15 +44,20 @@ TrainingStep::TrainingStep(const TrainerOptions& options, amp::PrecisionMode mod
   }
 }
 
-torch::Tensor TrainingStep::loss(const torch::Tensor& order, int64_t step) {
-  const int64_t batch = options_.train.batch_size;
-  auto index = order.narrow(0, step * batch, batch);
+std::pair<torch::Tensor, torch::Tensor> TrainingStep::batch(const torch::Tensor& order, int64_t step) const {
+  const int64_t size = options_.train.batch_size;
+  auto index = order.narrow(0, step * size, size);
   // Host-resident data (too large for the device) needs one copy per batch; staged data is there
   // already, and skipping the no-op .to() saves a dispatch per step.
-  auto inputs = dataset_.staged ? dataset_.train_inputs.index_select(0, index)
-                                : host_batch(dataset_.train_inputs, index, device_);
-  auto labels = dataset_.staged ? dataset_.train_labels.index_select(0, index)
-                                : host_batch(dataset_.train_labels, index, device_);
+  if (dataset_.staged)
+    return {dataset_.train_inputs.index_select(0, index), dataset_.train_labels.index_select(0, index)};
+  return {host_batch(dataset_.train_inputs, index, device_),
+          host_batch(dataset_.train_labels, index, device_)};
+}
+
+torch::Tensor TrainingStep::loss(const torch::Tensor& order, int64_t step) {
+  numerics::mark_phase(numerics::Phase::batch);
+  auto [inputs, labels] = batch(order, step);
   inputs = amp::cast_inputs(inputs, mode_).contiguous(options_.memory_format());
   amp::AutocastScope autocast(device_.type(), amp::autocast_dtype(mode_));
   auto float8 = float8_settings_;

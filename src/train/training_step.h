@@ -28,6 +28,9 @@ class TrainingStep {
 
   // Batches in an epoch: the last partial batch is dropped, so every step has the same shapes.
   int64_t steps_per_epoch() const { return steps_; }
+  // Batch `step` of an epoch's order on the device: its inputs as the data holds them (before the mode's
+  // cast) and its labels.
+  std::pair<torch::Tensor, torch::Tensor> batch(const torch::Tensor& order, int64_t step) const;
   // The loss of batch `step` of an epoch's order (on the device the data lives on), computed under
   // autocast in fp32 from the logits.
   torch::Tensor loss(const torch::Tensor& order, int64_t step);
