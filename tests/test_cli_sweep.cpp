@@ -317,5 +317,54 @@ TEST_F(CliShards, MergeRefusesPointsOfAnotherBuildMachineOrArchiveUnlessForced) 
   EXPECT_NE(read_file(merged / "sweep.md").find("merged with --force"), std::string::npos);
 }
 
+// The points are the grid the axes make, whatever a folder's sweep.json says: a point deleted from shard 1's
+// list is still missing when no folder ran it; and each point's figures come from its own report.json, not
+// from an edited sweep.json.
+TEST_F(CliShards, MergeTakesThePointsFromTheAxesAndTheFiguresFromEachPointsReport) {
+  const auto one = run_shard(1), two = run_shard(2), three = run_shard(3);
+  auto listed = read_json(one / "sweep.json");
+  listed["points"].erase(2);  // point 3, another shard's
+  std::ofstream(one / "sweep.json") << listed.dump(2);
+  const auto missing = merge({one, two});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("no folder ran point 3 (/train/batch_size=32)"), std::string::npos)
+      << missing.err;
+  EXPECT_FALSE(fs::exists(dir_ / "merged"));
+  auto edited = read_json(two / "sweep.json");
+  edited["points"][1]["modes"][0]["samples_per_second"] = 1e9;
+  std::ofstream(two / "sweep.json") << edited.dump(2);
+  const auto merged = merge({one, two, three});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  const auto sweep = read_json(fs::directory_iterator(dir_ / "merged")->path() / "sweep.json");
+  ASSERT_EQ(sweep["points"].size(), 3u);
+  const auto report = read_json(two / "point-2" / "report.json");
+  EXPECT_EQ(sweep["points"][1]["modes"][0]["samples_per_second"],
+            report["summary"][0]["samples_per_second"]["median"]);
+}
+
+// Every field that differs is named, the cores and LibTorch's threads among them.
+TEST_F(CliShards, MergeNamesEveryDifferenceOfAnotherMachineTheCoresAndThreadsAmongThem) {
+  const auto one = run_shard(1), two = run_shard(2), three = run_shard(3);
+  const auto planted = three / "point-3" / "report.json";
+  auto report = read_json(planted);
+  report["environment"]["cpu_cores"] = 112;
+  report["environment"]["torch_threads"] = 56;
+  std::ofstream(planted) << report.dump(2);
+  const auto refused = merge({one, two, three});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("/environment/cpu_cores is 112 there"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("/environment/torch_threads is 56 there"), std::string::npos) << refused.err;
+  EXPECT_EQ(line_count(refused.err), 1u);
+}
+
+TEST_F(CliShards, AShardThatHoldsNoPointIsRefusedBeforeAnythingIsWritten) {
+  const auto result =
+      run("--config " + config_ + " -q --sweep /train/batch_size=8,16 --modes fp32 --shard 3/3");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--shard: 3/3 holds no point of a sweep of 2"), std::string::npos) << result.err;
+  EXPECT_EQ(line_count(result.err), 1u);
+  EXPECT_TRUE(run_folders().empty());
+}
+
 }  // namespace
 }  // namespace ampbench::testing
