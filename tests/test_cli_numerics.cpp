@@ -173,5 +173,19 @@ TEST_F(Numerics, TheInputBatchIsNoLayersValuesAfterAnAccumulationMicroStep) {
   }
 }
 
+// A pure bf16 trial that diverges: its audit stops where it diverged, and the report keeps to its schema (the
+// fixture validates every report a test leaves).
+TEST_F(Numerics, ADivergedPureBf16TrialsAuditStopsThereAndTheReportKeepsToItsSchema) {
+  auto config = tiny_config();
+  config["train"]["optimizer"] = {{"type", "sgd"}, {"lr", 1e6}};
+  const auto result = run("--config " + write_config(config).string() + " -q --modes fp32,bf16-pure");
+  const auto report = json::parse(read_file(run_folders().at(0) / "report.json"));
+  ASSERT_EQ(report["trials"][1]["status"], "diverged") << result.err;
+  const auto& audit = report["update_audits"][0];
+  ASSERT_TRUE(audit["diverged_at_step"].is_number()) << audit.dump();
+  for (const auto& step : audit["steps"])
+    EXPECT_LT(step.get<int64_t>(), audit["diverged_at_step"].get<int64_t>());
+}
+
 }  // namespace
 }  // namespace ampbench::testing

@@ -109,3 +109,22 @@ TEST(ExitCodes, MaxBatchSaysWhenAModeThatFitsWasNotMeasuredOrNoModeFits) {
   o.write_failure = "cannot write max_batch.json";
   EXPECT_EQ(app::exit_code_for(o), 1);
 }
+
+// A lost-update audit or numerics pass lost to an error is the run's failure (exit 1, a line saying so); one
+// that a signal stopped is the stop's.
+TEST(ExitCodes, AFailedUntimedPassExitsOneAndAStoppedOneIsTheStops) {
+  auto failed = outcome_with({});
+  train::NumericsRecord numerics;
+  numerics.mode = amp::PrecisionMode::bf16;
+  numerics.failure = "out of memory";
+  failed.report.measured.numerics.push_back(numerics);
+  EXPECT_EQ(app::exit_code_for(failed), 1);
+  EXPECT_EQ(app::failure_lines(failed),
+            (std::vector<std::string>{"bf16 numerics pass failed: out of memory"}));
+  auto stopped = outcome_with({.stopped = true});
+  train::UpdateAudit audit;
+  audit.failure = "stopped by SIGTERM before step 3 of 8";
+  stopped.report.measured.update_audits.push_back(audit);
+  EXPECT_EQ(app::exit_code_for(stopped), 130);
+  EXPECT_TRUE(app::failure_lines(stopped).empty());
+}

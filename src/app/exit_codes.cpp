@@ -6,6 +6,7 @@
 #include "max_batch/run_max_batch.h"
 #include "run/benchmark.h"
 #include "sweep/run_sweep.h"
+#include "train/stop_request.h"
 
 namespace ampbench::app {
 namespace {
@@ -29,6 +30,18 @@ bool any_profile_failed(const std::vector<profile::ProfileRecord>& profiles) {
                      [](const profile::ProfileRecord& p) { return p.failure.has_value(); });
 }
 
+// An untimed pass's failure; a stopped one is the stop's (exit 130), not a failure.
+bool failed(const std::optional<std::string>& failure) {
+  return failure && !failure->starts_with(train::kStoppedBy);
+}
+
+bool any_pass_failed(const train::ExperimentResult& measured) {
+  return std::any_of(measured.update_audits.begin(), measured.update_audits.end(),
+                     [](const auto& a) { return failed(a.failure); }) ||
+         std::any_of(measured.numerics.begin(), measured.numerics.end(),
+                     [](const auto& n) { return failed(n.failure); });
+}
+
 }  // namespace
 
 int exit_code_for(const run::Outcome& outcome) {
@@ -40,7 +53,7 @@ int exit_code_for(const run::Outcome& outcome) {
   // are): the other modes' figures are in the reports, and the exit code says it.
   // So is a profiled pass lost to an error: its figures are missing from the reports.
   if (any_failed(measured.trials) || any_failed(measured.fidelity_trials) ||
-      any_profile_failed(measured.profiles))
+      any_profile_failed(measured.profiles) || any_pass_failed(measured))
     return kExitRuntimeFailure;
   // Every mode skipped, out of memory or diverged: a CI job must not read that as success.
   if (outcome.report.summary.empty()) return kExitNothingMeasured;
@@ -103,6 +116,14 @@ std::vector<std::string> failure_lines(const run::Outcome& outcome) {
   for (const auto& p : outcome.report.measured.profiles) {
     if (p.failure)
       lines.push_back(std::string(amp::to_string(p.mode)) + " profiled pass failed: " + *p.failure);
+  }
+  for (const auto& a : outcome.report.measured.update_audits) {
+    if (failed(a.failure))
+      lines.push_back(std::string(amp::to_string(a.mode)) + " lost-update audit failed: " + *a.failure);
+  }
+  for (const auto& n : outcome.report.measured.numerics) {
+    if (failed(n.failure))
+      lines.push_back(std::string(amp::to_string(n.mode)) + " numerics pass failed: " + *n.failure);
   }
   if (outcome.write_failure) lines.push_back(*outcome.write_failure);
   const bool stopped = outcome.report.measured.stopped_by.has_value();

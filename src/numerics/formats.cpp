@@ -67,7 +67,8 @@ CastCounts cast_counts(const torch::Tensor& values, c10::ScalarType format) {
   const auto cast = values.to(format);
   const auto nonzero = values != 0;
   const auto cast_zero = cast == 0;
-  const auto below_normal = cast.abs().to(torch::kDouble) < *smallest_normal(format);
+  // The format's smallest normal is a power of two that fp32 holds: no wider copy of the values is made.
+  const auto below_normal = cast.abs().to(torch::kFloat) < *smallest_normal(format);
   return {nonzero.sum(), (nonzero & cast_zero).sum(), (~cast_zero & below_normal).sum(),
           (torch::isfinite(values) & torch::isinf(cast)).sum()};
 }

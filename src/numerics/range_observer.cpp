@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -26,11 +27,12 @@ struct OpStart : at::ObserverContext {
 };
 
 // One op result's figures on the device: the largest finite magnitude, the subnormal and non-finite counts.
+// The result is 16-bit, which fp32 holds exactly: no wider copy of it is made.
 torch::Tensor figures_of(const at::Tensor& result) {
-  const auto magnitude = result.abs().to(at::kDouble);
+  const auto magnitude = result.abs().to(at::kFloat);
   const auto finite = at::isfinite(magnitude);
   const auto tiny = *smallest_normal(result.scalar_type());
-  return at::stack({at::where(finite, magnitude, at::zeros({}, magnitude.options())).max(),
+  return at::stack({at::where(finite, magnitude, at::zeros({}, magnitude.options())).max().to(at::kDouble),
                     ((magnitude > 0) & (magnitude < tiny)).sum().to(at::kDouble),
                     (~finite).sum().to(at::kDouble)});
 }
@@ -66,6 +68,15 @@ class ObserverState {
   std::unique_ptr<at::ObserverContext> start(const at::RecordFunction& fn);
   void end(const at::RecordFunction& fn, at::ObserverContext* context);
   std::vector<LayerRanges> layers() const;
+  // The first error a callback met (its first line): LibTorch would print it with its stack and carry on.
+  void fail(const std::string& error) {
+    std::lock_guard lock(mutex_);
+    if (!error_) error_ = error;
+  }
+  std::optional<std::string> error() const {
+    std::lock_guard lock(mutex_);
+    return error_;
+  }
 
  private:
   std::string label_now(const SiteTracker::Start& where, Phase phase) const;
@@ -77,6 +88,7 @@ class ObserverState {
   std::map<int64_t, std::string> forward_labels_;               // by sequence number, for the backward ops
   std::vector<std::string> order_;                              // the layers in the order they first ran
   std::map<std::string, std::pair<Pending, Pending>> pending_;  // forward, backward
+  std::optional<std::string> error_;
 };
 
 ObserverState* g_state = nullptr;
@@ -149,16 +161,34 @@ std::vector<LayerRanges> ObserverState::layers() const {
   return out;
 }
 
+// An error's first line, without c10's stack.
+std::string error_line(const std::exception& e) {
+  const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
+  const std::string text = c10_error ? c10_error->what_without_backtrace() : e.what();
+  return text.substr(0, text.find('\n'));
+}
+
 std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   at::DisableRecordFunctionGuard unobserved;
   torch::NoGradGuard no_grad;
-  return g_state ? g_state->start(fn) : nullptr;
+  if (!g_state) return nullptr;
+  try {
+    return g_state->start(fn);
+  } catch (const std::exception& e) {
+    g_state->fail(error_line(e));
+    return nullptr;
+  }
 }
 
 void on_end(const at::RecordFunction& fn, at::ObserverContext* context) {
   at::DisableRecordFunctionGuard unobserved;
   torch::NoGradGuard no_grad;
-  if (g_state) g_state->end(fn, context);
+  if (!g_state) return;
+  try {
+    g_state->end(fn, context);
+  } catch (const std::exception& e) {
+    g_state->fail(error_line(e));
+  }
 }
 
 }  // namespace
@@ -199,6 +229,7 @@ RangeObserver::~RangeObserver() {
 
 std::vector<LayerRanges> RangeObserver::layers() const {
   at::DisableRecordFunctionGuard unobserved;  // its read-back is not the model's
+  if (const auto error = g_state->error()) throw std::runtime_error("while observing a step: " + *error);
   return g_state->layers();
 }
 

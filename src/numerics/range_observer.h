@@ -42,7 +42,8 @@ class RangeObserver {
   RangeObserver(const RangeObserver&) = delete;
   RangeObserver& operator=(const RangeObserver&) = delete;
 
-  // Each layer, in the order its first op ran.
+  // Each layer, in the order its first op ran. Throws std::runtime_error with the first line of the first
+  // error a callback met (out of memory reading a result back, say), which LibTorch would only have printed.
   std::vector<LayerRanges> layers() const;
 
  private:

@@ -136,6 +136,7 @@ nlohmann::json update_audit_json(const train::UpdateAudit& a) {
           {"taken", a.taken},
           {"lost_share", optional_json(a.lost_share())},
           {"lost_mass", optional_json(a.lost_mass())},
+          {"diverged_at_step", optional_json(a.diverged_at_step)},
           {"failure", optional_json(a.failure)}};
 }
 

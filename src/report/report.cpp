@@ -65,6 +65,7 @@ const std::vector<WarningKindRow>& warning_kinds() {
       {K::emulated, "emulated",
        "the mode's products are emulated: its time is the emulation's, not the format's; no speed-up is read "
        "from it"},
+      {K::pass_failed, "pass_failed", "a mode's lost-update audit or numerics pass failed: its figures are missing"},
   };
   return rows;
 }

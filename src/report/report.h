@@ -149,6 +149,7 @@ enum class WarningKind {
   setup_failed,
   flops_uncounted,
   emulated,
+  pass_failed,
 };
 struct WarningKindRow {
   WarningKind kind;

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "train/stop_request.h"
+
 namespace ampbench::report {
 namespace {
 
@@ -369,6 +371,24 @@ void contention(const RunReport& report, const ModeSummary& s, std::vector<Warni
 
 }  // namespace
 
+// An untimed pass that failed (its figures missing), or that a signal stopped, said as such.
+void pass_failure(amp::PrecisionMode mode, const char* pass, const std::optional<std::string>& failure,
+                  std::vector<Warning>& out) {
+  if (!failure) return;
+  if (failure->starts_with(train::kStoppedBy)) {
+    out.push_back({WarningKind::interrupted, mode, mode_name(mode) + ": its " + pass + " was " + *failure,
+                   "rerun to measure what is missing"});
+    return;
+  }
+  out.push_back({WarningKind::pass_failed, mode, mode_name(mode) + ": its " + pass + " failed: " + *failure,
+                 "the timed figures stand; the error above is the pass's own"});
+}
+
+void pass_failures(const RunReport& report, std::vector<Warning>& out) {
+  for (const auto& a : report.measured.update_audits) pass_failure(a.mode, "lost-update audit", a.failure, out);
+  for (const auto& n : report.measured.numerics) pass_failure(n.mode, "numerics pass", n.failure, out);
+}
+
 std::vector<Warning> find_warnings(const RunReport& report) {
   std::vector<Warning> out;
   debug_build(report, out);
@@ -382,6 +402,7 @@ std::vector<Warning> find_warnings(const RunReport& report) {
   few_repeats(report, out);
   no_noise_floor(report, out);
   profile_findings(report, out);
+  pass_failures(report, out);
   for (const auto& s : report.summary) {
     fidelity_inconclusive(s, out);
     slow_mode(report, s, out);

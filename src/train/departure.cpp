@@ -8,6 +8,7 @@
 namespace ampbench::train {
 namespace {
 
+// Sums in fp32 on the device, read back as a double: no fp64 copy of a layer's tensors is made.
 double sum_of(const torch::Tensor& x) { return x.sum().item<double>(); }
 
 // A weight parameter's name without ".weight", and its index among the model's parameters.
@@ -33,7 +34,7 @@ LayerDeparture& layer_named(std::vector<LayerDeparture>& layers, const std::stri
 
 void add_gradient(LayerDeparture& into, const torch::Tensor& mode, const torch::Tensor& fp32) {
   if (!mode.defined() || !fp32.defined()) return;
-  const auto a = mode.to(torch::kDouble), b = fp32.to(torch::kDouble);
+  const auto a = mode.to(torch::kFloat), b = fp32.to(torch::kFloat);
   into.gradient_dot += sum_of(a * b);
   into.gradient_squares += sum_of(a.square());
   into.fp32_gradient_squares += sum_of(b.square());
@@ -93,8 +94,8 @@ void add_departures(std::vector<LayerDeparture>& layers, const amp::LinearObserv
     const auto name = !call.name.empty() ? call.name : parameter ? parameter->first : "(unnamed)";
     names[call.key] = name;
     auto& layer = layer_named(layers, name);
-    const auto reference = fp32.outputs[i].output.to(torch::kDouble);
-    layer.output_error_squares += sum_of((call.output.to(torch::kDouble) - reference).square());
+    const auto& reference = fp32.outputs[i].output;  // fp32, as the observer copied both
+    layer.output_error_squares += sum_of((call.output - reference).square());
     layer.output_squares += sum_of(reference.square());
     // A layer called more than once in a step (a shared weight) takes its weight gradient once.
     if (!parameter || !gradient_taken.insert(name).second) continue;

@@ -9,6 +9,7 @@
 #include "numerics/op_sites.h"
 #include "train/pass_context.h"
 #include "train/sampled_steps.h"
+#include "train/stop_request.h"
 #include "train/training_step.h"
 
 namespace ampbench::train {
@@ -175,6 +176,7 @@ NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
   record.steps = spread_steps(options.train.epochs * updates_per_epoch, samples);
   NumericsReplay replay(record, model, step, std::move(fp32_twin), device);
   model.train();
+  const int64_t total = options.train.epochs * updates_per_epoch;
   int64_t update = 0;
   size_t next = 0;
   for (int64_t epoch = 1; epoch <= options.train.epochs && next < record.steps.size(); ++epoch) {
@@ -182,6 +184,7 @@ NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
     if (dataset.staged) order = order.to(device);
     step.zero_grad();
     for (int64_t i = 0; i < step.steps_per_epoch() && next < record.steps.size(); ++i) {
+      stop_if_requested(update + 1, total);
       const bool boundary = (i + 1) % accumulation == 0 || i + 1 == step.steps_per_epoch();
       if (boundary && update + 1 == record.steps[next]) {
         replay.measure(order, i);
@@ -198,21 +201,22 @@ NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
 
 void run_numerics_pass(const PlannedTrial& item, PassContext& context, ExperimentResult& result) {
   const auto mode = item.mode;
-  const auto steps = context.config.numerics.steps;
-  spdlog::info("{} numerics pass: an untimed replay of trial 1, {} step(s) measured", amp::to_string(mode),
-               steps);
+  spdlog::info("{} numerics pass: an untimed replay of trial 1 against an fp32 copy", amp::to_string(mode));
   amp::MathSettingsScope math(
       amp::settings_for(mode, context.device.type(), context.config.train.cudnn_benchmark));
   try {
     result.numerics.push_back(measure_numerics(mode, *context.fresh_model(mode), context.trainer.options(),
-                                               context.dataset, context.device, steps,
+                                               context.dataset, context.device, context.config.numerics.steps,
                                                context.fp32_model(context.initial)));
-  } catch (const c10::Error& e) {
+    const auto& steps = result.numerics.back().steps;
+    spdlog::info("{} numerics pass: {} of the trial's optimizer steps measured", amp::to_string(mode),
+                 steps.size());
+  } catch (const std::exception& e) {
     NumericsRecord failed;
     failed.mode = mode;
     failed.format = amp::sixteen_bit_format(mode).value();
-    failed.failure = first_line(e.what_without_backtrace());
-    spdlog::error("{} numerics pass failed: {}", amp::to_string(mode), *failed.failure);
+    failed.failure = error_line(e);
+    spdlog::error("{} numerics pass: {}", amp::to_string(mode), *failed.failure);
     result.numerics.push_back(std::move(failed));
   }
 }

@@ -41,4 +41,11 @@ std::string first_line(const std::string& message) {
   return condition_end == std::string::npos ? line : line.substr(condition_end + 2);
 }
 
+std::string error_line(const std::exception& error) {
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&error))
+    return first_line(c10_error->what_without_backtrace());
+  if (dynamic_cast<const std::bad_alloc*>(&error)) return "out of host memory";
+  return first_line(error.what());
+}
+
 }  // namespace ampbench::train

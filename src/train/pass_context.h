@@ -58,5 +58,7 @@ using Pass = void (*)(const PlannedTrial& item, PassContext& context, Experiment
 // An error's first line, for a record or a log line: the rest (CUDA's advice on debugging) would break up a
 // table, and LibTorch's "[enforce fail at alloc_cpu.cpp:127] err == 0. " prefix says nothing to a user.
 std::string first_line(const std::string& message);
+// The first line of any error a pass meets (a c10::Error's without its stack), for its record.
+std::string error_line(const std::exception& error);
 
 }  // namespace ampbench::train

@@ -123,8 +123,8 @@ void run_profiled_pass(const PlannedTrial& item, PassContext& context, Experimen
     auto model = context.fresh_model(mode);
     record.profile = profile_mode(mode, *model, context.trainer.options(), context.dataset, context.device,
                                   profile, trace);
-  } catch (const c10::Error& e) {
-    record.failure = first_line(e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    record.failure = error_line(e);
     spdlog::error("{} profiled pass failed: {}", amp::to_string(mode), *record.failure);
   }
   record.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

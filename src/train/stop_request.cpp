@@ -45,6 +45,12 @@ std::optional<int> StopRequest::signal_named(std::string_view lower_case_name) {
   return std::nullopt;
 }
 
+void stop_if_requested(int64_t next_step, int64_t steps) {
+  if (!StopRequest::requested()) return;
+  throw PassStopped(std::string(kStoppedBy) + StopRequest::signal_name() + " before step " +
+                    std::to_string(next_step) + " of " + std::to_string(steps));
+}
+
 bool StopRequest::requested() { return g_signal.load(std::memory_order_relaxed) != 0; }
 
 int StopRequest::signal_number() { return g_signal.load(std::memory_order_relaxed); }

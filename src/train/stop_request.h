@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -24,5 +26,16 @@ class StopRequest {
   // For tests: forget an earlier request.
   static void reset();
 };
+
+// What an untimed pass (an audit, the numerics pass, a divergence replay) throws at its next step after a stop
+// request, so that it ends there rather than at its end: "stopped by SIGTERM before step 5 of 8".
+class PassStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// The words every stopped pass's record opens with.
+inline constexpr std::string_view kStoppedBy = "stopped by ";
+// Throws PassStopped when a stop was requested, saying before which step (of how many the pass runs).
+void stop_if_requested(int64_t next_step, int64_t steps);
 
 }  // namespace ampbench::train

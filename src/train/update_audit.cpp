@@ -1,5 +1,7 @@
 #include "train/update_audit.h"
 
+#include <cmath>
+
 #include <spdlog/spdlog.h>
 
 #include "amp/math_settings.h"
@@ -7,6 +9,7 @@
 #include "optim/optimizer.h"
 #include "train/pass_context.h"
 #include "train/sampled_steps.h"
+#include "train/stop_request.h"
 #include "train/training_step.h"
 
 namespace ampbench::train {
@@ -31,6 +34,28 @@ std::optional<double> UpdateAudit::lost_mass() const {
   return 1 - all_taken / all_wanted;
 }
 
+namespace {
+
+// The first `measured` counts into the audit, as far as they are finite (a step whose weights became inf
+// is a divergence's, which ends the audit there).
+void read_counts(const std::vector<optim::UpdateCount>& counts, size_t measured, UpdateAudit& audit) {
+  for (size_t i = 0; i < measured; ++i) {
+    const auto wanted = counts[i].wanted.item<double>(), taken = counts[i].taken.item<double>();
+    if (!std::isfinite(wanted) || !std::isfinite(taken)) {
+      audit.diverged_at_step = audit.steps[i];
+      measured = i;
+      break;
+    }
+    audit.moved.push_back(counts[i].moved.item<int64_t>());
+    audit.lost.push_back(counts[i].lost.item<int64_t>());
+    audit.wanted.push_back(wanted);
+    audit.taken.push_back(taken);
+  }
+  audit.steps.resize(measured);
+}
+
+}  // namespace
+
 std::vector<int64_t> audited_steps(int64_t total) { return spread_steps(total, kAuditedSteps); }
 
 UpdateAudit audit_updates(amp::PrecisionMode mode, models::Network& model, const TrainerOptions& options,
@@ -44,27 +69,31 @@ UpdateAudit audit_updates(amp::PrecisionMode mode, models::Network& model, const
   std::vector<optim::UpdateCount> counts;
   for (size_t i = 0; i < audit.steps.size(); ++i) counts.push_back(optim::UpdateCount::zeros(device));
   model.train();
+  const int64_t total = options.train.epochs * updates_per_epoch;
   int64_t update = 0;
   size_t next = 0;
-  for (int64_t epoch = 1; epoch <= options.train.epochs && next < counts.size(); ++epoch) {
+  for (int64_t epoch = 1; epoch <= options.train.epochs && next < counts.size() && !audit.diverged_at_step;
+       ++epoch) {
     auto order = data::epoch_order(options.seed, epoch, dataset.train_size());
     if (dataset.staged) order = order.to(device);
     step.zero_grad();
     for (int64_t i = 0; i < step.steps_per_epoch() && next < counts.size(); ++i) {
+      stop_if_requested(update + 1, total);
+      const auto loss = step.loss(order, i);
+      // Where the trial diverged the updates are no longer a weight's: the audit stops there.
+      if (!loss.isfinite().item<bool>()) {
+        audit.diverged_at_step = update + 1;
+        break;
+      }
       const bool boundary = (i + 1) % accumulation == 0 || i + 1 == step.steps_per_epoch();
       if (boundary && update + 1 == audit.steps[next]) step.count_next_update(counts[next++]);
-      if (step.backward_and_step(step.loss(order, i), i)) {
+      if (step.backward_and_step(loss, i)) {
         ++update;
         step.zero_grad();
       }
     }
   }
-  for (const auto& count : counts) {
-    audit.moved.push_back(count.moved.item<int64_t>());
-    audit.lost.push_back(count.lost.item<int64_t>());
-    audit.wanted.push_back(count.wanted.item<double>());
-    audit.taken.push_back(count.taken.item<double>());
-  }
+  read_counts(counts, next, audit);
   return audit;
 }
 
@@ -76,11 +105,11 @@ void run_update_audit(const PlannedTrial& item, PassContext& context, Experiment
   try {
     result.update_audits.push_back(audit_updates(mode, *context.fresh_model(mode), context.trainer.options(),
                                                  context.dataset, context.device));
-  } catch (const c10::Error& e) {
+  } catch (const std::exception& e) {
     UpdateAudit failed;
     failed.mode = mode;
-    failed.failure = first_line(e.what_without_backtrace());
-    spdlog::error("{} lost-update audit failed: {}", amp::to_string(mode), *failed.failure);
+    failed.failure = error_line(e);
+    spdlog::error("{} lost-update audit: {}", amp::to_string(mode), *failed.failure);
     result.update_audits.push_back(std::move(failed));
   }
 }

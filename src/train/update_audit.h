@@ -27,7 +27,10 @@ struct UpdateAudit {
   std::vector<int64_t> steps;          // the sampled optimizer steps, 1-based over the trial
   std::vector<int64_t> moved, lost;    // per sampled step
   std::vector<double> wanted, taken;   // per sampled step
-  std::optional<std::string> failure;  // the replay failed (an error's first line): no figures
+  // The trial diverged here (its loss, or a count of its update, no longer finite): the audit stopped there,
+  // its figures the sampled steps before it.
+  std::optional<int64_t> diverged_at_step;
+  std::optional<std::string> failure;  // the replay failed or was stopped (an error's first line): no figures
 
   // Lost over moved, over all sampled steps: the share of updates rounded away; empty when nothing moved.
   std::optional<double> lost_share() const;
