@@ -254,3 +254,44 @@ TEST(Optimizers, FusedSgdMovesEveryBf16WeightAsItsFp32StepDoes) {
 TEST(Optimizers, FusedAdamWMovesEveryBf16WeightAsItsFp32StepDoes) {
   expect_bf16_step_follows_fp32<ampbench::optim::FusedAdamW>(kAdamW);
 }
+
+namespace {
+
+// Whether LibTorch's fused SGD kernel, called directly, moves every element of zero bf16 tensors by a
+// gradient of ones, at sizes on both sides of every SIMD width.
+bool fused_sgd_kernel_steps_every_bf16_weight() {
+  for (const int64_t size : {1, 7, 8, 16, 31, 32, 33, 64, 65, 300}) {
+    auto weights = torch::zeros({size}, torch::kBFloat16);
+    at::_fused_sgd_({weights}, {torch::ones_like(weights)}, {}, 0.0, 0.0, 0.1, 0.0, false, false, false,
+                    std::nullopt, std::nullopt);
+    if (!weights.ne(0).all().item<bool>()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST(Optimizers, TheFusedKernelCheckSaysWhatTheKernelDoesToBf16Weights) {
+  auto bf16 = torch::zeros({8}, torch::kBFloat16).requires_grad_(true);
+  ampbench::optim::FusedSgd sgd({bf16}, kSgd);
+  sgd.check_fused_kernel_on_bf16();
+  EXPECT_EQ(sgd.fused_kernel_updates_bf16(), fused_sgd_kernel_steps_every_bf16_weight());
+  EXPECT_EQ(sgd.kernel_name(), "fused SGD");
+}
+
+TEST(Optimizers, AnOptimizerThatStepsBeforeAnyCheckChecksOnItsFirstStep) {
+  auto bf16 = torch::zeros({300}, torch::kBFloat16).requires_grad_(true);
+  ampbench::optim::FusedSgd sgd({bf16}, ampbench::optim::SgdOptions().lr(0.1).momentum(0.0));
+  bf16.mutable_grad() = torch::ones_like(bf16);
+  sgd.step();
+  // Whatever the kernel does, the step moved every weight: through the kernel or through fp32 copies.
+  EXPECT_TRUE(bf16.ne(0).all().item<bool>());
+  EXPECT_EQ(sgd.fused_kernel_updates_bf16(), fused_sgd_kernel_steps_every_bf16_weight());
+}
+
+TEST(Optimizers, Fp32WeightsNeedNoCheck) {
+  auto params = make_params(8);
+  ampbench::optim::FusedSgd sgd(params, kSgd);
+  sgd.check_fused_kernel_on_bf16();
+  EXPECT_TRUE(sgd.fused_kernel_updates_bf16());
+}

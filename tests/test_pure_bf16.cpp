@@ -206,3 +206,18 @@ TEST(PureBf16, BatchNormsStepCountStaysAnIntegerThatCountsPast256) {
   EXPECT_EQ(norm->num_batches_tracked.item<int64_t>(), 300);
   EXPECT_EQ(norm->running_mean.scalar_type(), torch::kBFloat16);
 }
+
+TEST(PureBf16, ATrialRecordsTheFusedKernelItsStepsWentAroundAndOnlyThen) {
+  auto doc = pure_config(1e-3, 1);
+  doc["train"]["optimizer"] = {{"type", "sgd"}, {"lr", 0.01}};
+  doc["precision"]["modes"] = {"fp32", "bf16-pure"};
+  const auto r = run(doc);
+  // The kernel's own answer, asked apart from the trial: zero bf16 weights stepped by a gradient of ones.
+  auto weights = torch::zeros({300}, torch::kBFloat16);
+  at::_fused_sgd_({weights}, {torch::ones_like(weights)}, {}, 0.0, 0.0, 0.1, 0.0, false, false, false,
+                  std::nullopt, std::nullopt);
+  const bool kernel_works = weights.ne(0).all().item<bool>();
+  const auto& pure = trial_of(r, PrecisionMode::bf16_pure);
+  EXPECT_EQ(pure.optimizer_fallback, kernel_works ? std::nullopt : std::optional<std::string>("fused SGD"));
+  EXPECT_FALSE(trial_of(r, PrecisionMode::fp32).optimizer_fallback);  // fp32 weights need no check
+}

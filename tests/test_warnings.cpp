@@ -252,3 +252,22 @@ TEST(Warnings, Fp16ThatNeverSteppedIsWarnedAndFailsFidelity) {
   r.measured.trials[1].loss_scale_trace->skipped_steps.pop_back();
   EXPECT_EQ(analyse(r.context, r.measured).summary.at(1).fidelity.verdict, FidelityVerdict::pass);
 }
+
+TEST(Warnings, AnOptimizerFallbackIsWarnedOncePerModeNamingTheKernel) {
+  RunReport r;
+  r.context.environment.build_type = "Release";
+  for (int t = 1; t <= 2; ++t) {
+    ampbench::train::TrialRecord record;
+    record.mode = PrecisionMode::bf16_pure;
+    record.trial = t;
+    record.optimizer_fallback = "fused SGD";
+    r.measured.trials.push_back(record);
+  }
+  ampbench::train::TrialRecord unaffected;
+  unaffected.mode = PrecisionMode::fp32;
+  r.measured.trials.push_back(unaffected);
+  const auto fallbacks = of_kind(find_warnings(r), WarningKind::optimizer_fallback);
+  ASSERT_EQ(fallbacks.size(), 1u);
+  EXPECT_EQ(fallbacks[0].mode, PrecisionMode::bf16_pure);
+  EXPECT_NE(fallbacks[0].message.find("fused SGD"), std::string::npos) << fallbacks[0].message;
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -54,27 +55,23 @@ Optimizer::Optimizer(std::vector<torch::Tensor> params, WeightRounding rounding,
 void Optimizer::check_fused_kernel_on_bf16() {
   const auto bf16 = std::find_if(params_.begin(), params_.end(),
                                  [](const torch::Tensor& p) { return p.scalar_type() == torch::kBFloat16; });
+  fused_updates_bf16_ = true;
   if (bf16 == params_.end()) return;
   torch::NoGradGuard no_grad;
   // Longer than any SIMD register holds bf16 elements, and not a multiple of one, so both the vector blocks
-  // and the scalar tail are stepped; from zero, weight decay adds nothing and every update is representable.
+  // and the scalar tail are stepped; from zero every update is representable.
   const auto probe = torch::zeros({131}, bf16->options());
-  std::vector<std::vector<torch::Tensor>> state;
-  for (const auto& list : state_) {
-    const auto& like = list[size_t(bf16 - params_.begin())];
-    state.push_back({like.dim() == 0 ? torch::zeros({}, like.options()) : torch::zeros_like(probe)});
-  }
-  fused_step({probe}, {torch::ones_like(probe)}, state, std::nullopt);
+  probe_step(probe, torch::ones_like(probe));
   fused_updates_bf16_ = probe.ne(0).all().item<bool>();
-  static std::once_flag warned;
-  if (!fused_updates_bf16_) {
-    std::call_once(warned, [&] {
-      spdlog::warn(
-          "the fused optimizer kernel of this LibTorch left bf16 weights on {} unchanged in a check step "
-          "(pytorch/pytorch#191763): bf16 weights are stepped through fp32 working copies instead",
-          probe.device().str());
-    });
-  }
+  if (*fused_updates_bf16_) return;
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  std::lock_guard lock(mutex);
+  if (!warned.insert(std::string(kernel_name())).second) return;
+  spdlog::warn(
+      "the {} kernel of this LibTorch left bf16 weights on {} unchanged in a check step "
+      "(pytorch/pytorch#191763): bf16 weights are stepped through fp32 working copies instead",
+      kernel_name(), probe.device().str());
 }
 
 const Optimizer::GradBatch& Optimizer::gather_grads() {
@@ -105,9 +102,10 @@ void Optimizer::zero_grad() {
 
 void Optimizer::step(const std::optional<torch::Tensor>& found_inf) {
   torch::NoGradGuard no_grad;
+  if (!fused_updates_bf16_) check_fused_kernel_on_bf16();  // once; a training step checks before timing
   const auto& batch = gather_grads();
   if (!batch.indices.empty()) {
-    const bool per_parameter = rounding_ != WeightRounding::nearest || count_ || !fused_updates_bf16_;
+    const bool per_parameter = rounding_ != WeightRounding::nearest || count_ || !*fused_updates_bf16_;
     if (!per_parameter) {
       fused_step(batch.params, batch.grads, batch.state, found_inf);
     } else {
@@ -232,7 +230,13 @@ FusedSgd::FusedSgd(std::vector<torch::Tensor> params, SgdOptions options, Roundi
   // Zero-initialised buffers make the first step buf = grad, exactly PyTorch's first-step rule (no
   // dampening), and stay valid when that first step is skipped by the GradScaler.
   if (options_.momentum() != 0.0) set_state({zeros_like_each(this->params())});
-  check_fused_kernel_on_bf16();
+}
+
+void FusedSgd::probe_step(const torch::Tensor& probe, const torch::Tensor& grad) {
+  // No momentum: with a momentum buffer the affected kernels read past it.
+  at::_fused_sgd_({probe}, {grad}, {}, /*weight_decay=*/0.0, /*momentum=*/0.0, options_.lr(),
+                  /*dampening=*/0.0, /*nesterov=*/false, /*maximize=*/false, /*is_first_step=*/false,
+                  /*grad_scale=*/std::nullopt, /*found_inf=*/std::nullopt);
 }
 
 void FusedSgd::fused_step(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,
@@ -251,7 +255,13 @@ FusedAdamW::FusedAdamW(std::vector<torch::Tensor> params, AdamWOptions options, 
   std::vector<torch::Tensor> steps;
   for (const auto& p : this->params()) steps.push_back(torch::zeros({}, p.options().dtype(torch::kFloat32)));
   set_state({zeros_like_each(this->params()), zeros_like_each(this->params()), std::move(steps)});
-  check_fused_kernel_on_bf16();
+}
+
+void FusedAdamW::probe_step(const torch::Tensor& probe, const torch::Tensor& grad) {
+  const auto fresh = [&] { return torch::zeros_like(probe); };
+  fused_step({probe}, {grad},
+             {{fresh()}, {fresh()}, {torch::zeros({}, probe.options().dtype(torch::kFloat32))}},
+             std::nullopt);
 }
 
 void FusedAdamW::fused_step(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,

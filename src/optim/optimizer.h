@@ -51,18 +51,25 @@ class Optimizer {
   void count_next_step(UpdateCount& count) { count_ = &count; }
   // Kahan summation's compensation buffers, one per parameter (empty under other roundings).
   const std::vector<torch::Tensor>& compensation() const { return compensation_; }
-  // False when a check step found the fused kernel leaving bf16 weights unchanged (LibTorch 2.12-2.13's
-  // CPU fused SGD skips every full SIMD block of a reduced-precision tensor): bf16 weights are then
-  // stepped through fp32 working copies, whatever the rounding.
-  bool fused_kernel_updates_bf16() const { return fused_updates_bf16_; }
+  // Steps a zero bf16 tensor by a gradient of ones through the fused kernel (with no momentum and fresh
+  // state: a probe of the kernel, not of this optimizer's settings) and records whether every element moved.
+  // A training step calls it once, outside any timed step (it syncs); otherwise the first step() does, and
+  // an optimizer that never steps (a holder of gradients) never checks. Finds nothing to check without bf16
+  // parameters.
+  void check_fused_kernel_on_bf16();
+  // False when the check found the fused kernel leaving bf16 weights unchanged (LibTorch 2.12-2.13's CPU
+  // fused SGD skips every full SIMD block of a reduced-precision tensor): bf16 weights are then stepped
+  // through fp32 working copies, whatever the rounding.
+  bool fused_kernel_updates_bf16() const { return fused_updates_bf16_.value_or(true); }
+  // "fused SGD", "fused AdamW": what the reports call the kernel.
+  virtual std::string_view kernel_name() const = 0;
 
  protected:
   // Every per-parameter state list of the subclass (momentum, moments, step counters), each aligned with
   // params(); the base class gathers them for the parameters that have gradients.
   void set_state(std::vector<std::vector<torch::Tensor>> state) { state_ = std::move(state); }
-  // Steps a zero bf16 tensor by a gradient of ones through the fused kernel and records whether every
-  // element moved; each subclass calls it once its state is set, outside any timed step (it syncs).
-  void check_fused_kernel_on_bf16();
+  // One step of the fused kernel on `probe` from fresh state, no momentum, no weight decay.
+  virtual void probe_step(const torch::Tensor& probe, const torch::Tensor& grad) = 0;
   // The subclass's fused kernel over these parameters, gradients and gathered state lists.
   virtual void fused_step(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,
                           const std::vector<std::vector<torch::Tensor>>& state,
@@ -113,7 +120,7 @@ class Optimizer {
   std::vector<size_t> indices_scratch_;
   UpdateCount* count_ = nullptr;
   int64_t slice_elements_ = kMinSliceElements;
-  bool fused_updates_bf16_ = true;
+  std::optional<bool> fused_updates_bf16_;  // unset until checked
 };
 
 // SGD with momentum and L2 weight decay; the defaults are ampbench's (a config's "sgd").
@@ -144,8 +151,10 @@ struct RoundingOptions {
 class FusedSgd final : public Optimizer {
  public:
   FusedSgd(std::vector<torch::Tensor> params, SgdOptions options, RoundingOptions rounding = {});
+  std::string_view kernel_name() const override { return "fused SGD"; }
 
  private:
+  void probe_step(const torch::Tensor& probe, const torch::Tensor& grad) override;
   void fused_step(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,
                   const std::vector<std::vector<torch::Tensor>>& state,
                   const std::optional<torch::Tensor>& found_inf) override;
@@ -156,8 +165,10 @@ class FusedSgd final : public Optimizer {
 class FusedAdamW final : public Optimizer {
  public:
   FusedAdamW(std::vector<torch::Tensor> params, AdamWOptions options, RoundingOptions rounding = {});
+  std::string_view kernel_name() const override { return "fused AdamW"; }
 
  private:
+  void probe_step(const torch::Tensor& probe, const torch::Tensor& grad) override;
   void fused_step(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,
                   const std::vector<std::vector<torch::Tensor>>& state,
                   const std::optional<torch::Tensor>& found_inf) override;

@@ -124,6 +124,7 @@ nlohmann::json trial_json(const TrialRecord& t) {
           {"loss_scale", loss_scale_json(t.loss_scale_trace)},
           {"float8", float8_json(t.float8)},
           {"divergence", divergence_json(t.divergence)},
+          {"optimizer_fallback", optional_json(t.optimizer_fallback)},
           {"epochs", epochs}};
 }
 

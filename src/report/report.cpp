@@ -65,7 +65,10 @@ const std::vector<WarningKindRow>& warning_kinds() {
       {K::emulated, "emulated",
        "the mode's products are emulated: its time is the emulation's, not the format's; no speed-up is read "
        "from it"},
-      {K::pass_failed, "pass_failed", "a mode's lost-update audit or numerics pass failed: its figures are missing"},
+      {K::pass_failed, "pass_failed",
+       "a mode's lost-update audit or numerics pass failed: its figures are missing"},
+      {K::optimizer_fallback, "optimizer_fallback",
+       "the fused optimizer kernel failed its check on bf16 weights: they were stepped through fp32 copies"},
   };
   return rows;
 }

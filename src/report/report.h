@@ -150,6 +150,7 @@ enum class WarningKind {
   flops_uncounted,
   emulated,
   pass_failed,
+  optimizer_fallback,
 };
 struct WarningKindRow {
   WarningKind kind;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "train/stop_request.h"
 
@@ -93,6 +94,21 @@ void never_stepped(const RunReport& report, std::vector<Warning>& out) {
                      "if the scale started too high for this model, lower precision.grad_scaler.init_scale; "
                      "else look for the inf/NaN source in the gradients; bf16 needs no loss scale"});
     }
+  }
+}
+
+// A pure bf16 mode whose fused optimizer kernel left bf16 weights unchanged in its check: its steps went
+// through fp32 working copies, so its time is not the fused kernel's.
+void optimizer_fallbacks(const RunReport& report, std::vector<Warning>& out) {
+  std::set<amp::PrecisionMode> warned;
+  for (const auto& t : report.measured.trials) {
+    if (!t.optimizer_fallback || !warned.insert(t.mode).second) continue;
+    out.push_back(
+        {WarningKind::optimizer_fallback, t.mode,
+         mode_name(t.mode) + ": the " + *t.optimizer_fallback +
+             " kernel of this LibTorch left bf16 weights unchanged in a check step, so they were "
+             "stepped through fp32 working copies: its time includes the copies",
+         "a LibTorch whose fused kernel steps bf16 weights times the fused step (pytorch/pytorch#191763)"});
   }
 }
 
@@ -385,7 +401,8 @@ void pass_failure(amp::PrecisionMode mode, const char* pass, const std::optional
 }
 
 void pass_failures(const RunReport& report, std::vector<Warning>& out) {
-  for (const auto& a : report.measured.update_audits) pass_failure(a.mode, "lost-update audit", a.failure, out);
+  for (const auto& a : report.measured.update_audits)
+    pass_failure(a.mode, "lost-update audit", a.failure, out);
   for (const auto& n : report.measured.numerics) pass_failure(n.mode, "numerics pass", n.failure, out);
 }
 
@@ -398,6 +415,7 @@ std::vector<Warning> find_warnings(const RunReport& report) {
   mode_caveats(report, out);
   scale_collapses(report, out);
   never_stepped(report, out);
+  optimizer_fallbacks(report, out);
   unfinished_trials(report, out);
   few_repeats(report, out);
   no_noise_floor(report, out);

@@ -83,6 +83,7 @@ class TrialRun {
   void finish() {
     record_.master_weights_fp32 = parameters_are(model_, torch::kFloat32);
     record_.weights_kept_dtype = parameters_are(model_, amp::weight_dtype(mode_));
+    record_.optimizer_fallback = step_.optimizer_fallback();
     record_.data_order_checksum = checksum(orders_);
   }
 

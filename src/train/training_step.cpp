@@ -37,6 +37,7 @@ TrainingStep::TrainingStep(const TrainerOptions& options, amp::PrecisionMode mod
           optim::RoundingOptions().rounding(amp::weight_rounding(mode)).seed(options.seed))),
       float8_layers_(options.seed) {
   if (amp::needs_grad_scaler(mode)) scaler_.emplace(options.grad_scaler, device);
+  optimizer_->check_fused_kernel_on_bf16();
   if (amp::linear_recipe(mode)) {
     const auto first = dataset.train_inputs.narrow(0, 0, options.train.batch_size).to(device);
     float8_settings_ = low_bit_settings(mode, options, model,

@@ -46,6 +46,12 @@ class TrainingStep {
   void zero_grad() { optimizer_->zero_grad(); }
   // The next optimizer step counts what rounding did to its bf16 weights (an untimed audit's step only).
   void count_next_update(optim::UpdateCount& count) { optimizer_->count_next_step(count); }
+  // The fused kernel that left bf16 weights unchanged in its check, which this step's optimizer therefore
+  // steps through fp32 working copies ("fused SGD"); empty where the kernel works or no weight is bf16.
+  std::optional<std::string> optimizer_fallback() const {
+    if (optimizer_->fused_kernel_updates_bf16()) return std::nullopt;
+    return std::string(optimizer_->kernel_name());
+  }
   // fp16's GradScaler; nullptr in the other modes.
   const amp::GradScaler* scaler() const { return scaler_ ? &*scaler_ : nullptr; }
   // The float8 and float4 modes: what each linear layer did in the steps so far, and the settings their

@@ -99,8 +99,11 @@ struct TrialRecord {
   // A diverged trial, or fp16 skipping more than a few steps in a row: where the numbers went wrong.
   std::optional<DivergenceDiagnosis> divergence;
   measure::MemoryReading memory;
-  bool master_weights_fp32 = true;       // parameters fp32 after training (the pure bf16 modes have none)
-  bool weights_kept_dtype = true;        // parameters still in the mode's weight dtype after training
+  bool master_weights_fp32 = true;  // parameters fp32 after training (the pure bf16 modes have none)
+  bool weights_kept_dtype = true;   // parameters still in the mode's weight dtype after training
+  // The fused kernel ("fused SGD") that failed its check on bf16 weights, which were therefore stepped
+  // through fp32 working copies; the pure bf16 modes on an affected LibTorch only.
+  std::optional<std::string> optimizer_fallback;
   std::string initial_weights_checksum;  // equal across trials: the same initial weights
   std::string data_order_checksum;       // equal across trials: the same batches in the same order
   int64_t warmup_steps_excluded = 0;
