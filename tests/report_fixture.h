@@ -166,25 +166,25 @@ inline RunReport fixed_report_with_profile() {
 }
 
 // fp16 and bf16 numerics passes with planted figures: fp16's last layer 1 binade from overflow at the loss
-// scale, half of its first weight's gradient elements subnormal without the scale; a failed pass for
-// bf16-pure.
+// scale, half of its first layer's nonzero gradient elements flushed or subnormal without the scale; a failed
+// pass for bf16-pure.
 inline RunReport fixed_report_with_numerics() {
   using ampbench::numerics::LayerRanges;
+  using ampbench::numerics::RangeFigures;
   using ampbench::train::NumericsRecord;
   using ampbench::train::ParameterNumerics;
   auto r = fixed_report();
   NumericsRecord fp16{PrecisionMode::fp16, c10::ScalarType::Half, {2, 4}, {65536.0, 32768.0}, {}, {}, {}, {}};
-  fp16.layers = {LayerRanges{"layers.0", {3.5, 512, 0, 0}, {1024.0, 512, 8, 0}},
-                 LayerRanges{"layers.2", {32752.0, 128, 2, 0}, {6.25, 128, 0, 0}},
-                 LayerRanges{"(loss)", {}, {0.5, 128, 0, 0}}};
-  ParameterNumerics weight{
-      "layers.0.weight", 2048, 0.015625, 1024.0, 0, 2000, 0, 0, 0, 200, 800, 0, 0.01, 100.0, 2000, 10};
-  ParameterNumerics bias{"layers.0.bias", 32, 0.25, 16384.0, 0, 32, 0, 0, 0, 0, 0, 0, 0.0004, 1.0, 32, 0};
+  fp16.layers = {LayerRanges{"layers.0", {3.5, 512, 512, 0, 0, 0, 0}, {1024.0, 512, 500, 8, 0, 100, 150}},
+                 LayerRanges{"layers.2", {32752.0, 128, 128, 2, 0, 0, 0}, {6.25, 128, 128, 0, 0, 0, 0}},
+                 LayerRanges{"(loss)", {}, {0.5, 128, 128, 0, 0, 0, 0}}};
+  ParameterNumerics weight{"layers.0.weight", 2048, 0.015625, 1024.0, 0, 2000, 0.01, 100.0, 2000, 10};
+  ParameterNumerics bias{"layers.0.bias", 32, 0.25, 16384.0, 0, 32, 0.0004, 1.0, 32, 0};
   fp16.parameters = {weight, bias};
   NumericsRecord bf16{PrecisionMode::bf16, c10::ScalarType::BFloat16, {2, 4}, {}, {}, {}, {}, {}};
-  bf16.layers = {LayerRanges{"layers.0", {3.5, 512, 0, 0}, {0.015625, 512, 0, 0}}};
-  bf16.parameters = {ParameterNumerics{"layers.0.weight", 2048, 0.015625, 0.015625, 0, 2000, 0, 0, 0, 0, 0, 0,
-                                       0.0001, 100.0, 2000, 1500}};
+  bf16.layers = {LayerRanges{"layers.0", {3.5, 512, 512, 0, 0, 0, 0}, {0.015625, 512, 512, 0, 0, 0, 0}}};
+  bf16.parameters = {
+      ParameterNumerics{"layers.0.weight", 2048, 0.015625, 0.015625, 0, 2000, 0.0001, 100.0, 2000, 1500}};
   NumericsRecord failed{PrecisionMode::bf16_pure, c10::ScalarType::BFloat16, {}, {}, {}, {}, {}, {}};
   failed.failure = "injected error at step 2";
   r.measured.numerics = {fp16, bf16, failed};

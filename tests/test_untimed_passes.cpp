@@ -1,5 +1,7 @@
 // The untimed passes (the lost-update audit, the numerics pass) end at the next step after a stop request,
-// saying where; and an audit ends where its trial diverged, its figures finite.
+// saying where; an audit ends where its trial diverged, its figures finite; and the numerics pass sizes a
+// pure bf16 update by the optimizer's fp32 update, not by what the bf16 weight kept of it.
+#include <cmath>
 #include <csignal>
 
 #include <gtest/gtest.h>
@@ -80,6 +82,30 @@ TEST_F(UntimedPasses, AnAuditStopsWhereItsTrialDivergedAndKeepsOnlyFiniteFigures
     EXPECT_TRUE(std::isfinite(audit.wanted[i]) && std::isfinite(audit.taken[i]));
   }
   EXPECT_FALSE(audit.failure);
+}
+
+// At a learning rate of 1e-6 almost every update is far below half a bf16 ulp of its weight: the pure bf16
+// weights keep almost none of them. The update the optimizer computed is still there, as large as bf16's
+// with fp32 master weights (read there from the fp32 weights' change): the pass reports that one.
+TEST_F(UntimedPasses, APureBf16UpdateIsSizedByTheOptimizersFp32UpdateNotByWhatTheWeightKept) {
+  const auto s = setup(1e-6);
+  const auto ratios = [&](PrecisionMode mode) {
+    const auto record =
+        ampbench::train::measure_numerics(mode, *s.model(mode), s.options, s.dataset, torch::kCPU, 2);
+    std::vector<std::pair<double, double>> out;  // update/weight, the share of elements the step changed
+    for (const auto& p : record.parameters)
+      out.emplace_back(std::sqrt(p.update_squares / p.weight_squares),
+                       double(p.updates) / double(p.elements));
+    return out;
+  };
+  const auto pure = ratios(PrecisionMode::bf16_pure), mixed = ratios(PrecisionMode::bf16);
+  ASSERT_EQ(pure.size(), mixed.size());
+  for (size_t i = 0; i < pure.size(); ++i) {
+    SCOPED_TRACE("parameter " + std::to_string(i));
+    EXPECT_LT(pure[i].second, 0.1) << "the bf16 weights kept the updates: nothing planted";
+    EXPECT_GT(mixed[i].first, 0.0);
+    EXPECT_NEAR(pure[i].first, mixed[i].first, 0.1 * mixed[i].first);
+  }
 }
 
 }  // namespace

@@ -79,6 +79,10 @@ class ObserverState {
 ObserverState* g_state = nullptr;
 
 std::unique_ptr<at::ObserverContext> ObserverState::start(const at::RecordFunction& fn) {
+  if (is_engine_step(fn)) {
+    enter_engine_step();
+    return nullptr;
+  }
   if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
     enter_backward_node(fn);
     return nullptr;
@@ -106,6 +110,10 @@ std::unique_ptr<at::ObserverContext> ObserverState::start(const at::RecordFuncti
 }
 
 void ObserverState::end(const at::RecordFunction& fn, at::ObserverContext* context) {
+  if (is_engine_step(fn)) {
+    leave_engine_step();
+    return;
+  }
   if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
     leave_backward_node();
     return;

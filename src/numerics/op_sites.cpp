@@ -1,14 +1,24 @@
 #include "numerics/op_sites.h"
 
 #include <stdexcept>
+#include <string_view>
 
 #include "numerics/node_scope.h"
 
 namespace ampbench::numerics {
 namespace {
 
-// The autograd nodes running on this thread, innermost last: (name, sequence number).
-thread_local std::vector<std::pair<std::string, int64_t>> t_backward_nodes;
+// An autograd node running on this thread, or the engine's step around one (which takes the node's name and
+// sequence number when the node starts, and keeps them until the step ends).
+struct RunningNode {
+  std::string name;
+  int64_t sequence_number = -1;
+  bool engine_step = false;
+};
+// Innermost last.
+thread_local std::vector<RunningNode> t_backward_nodes;
+
+constexpr std::string_view kEngineStep = "autograd::engine::evaluate_function: ";
 
 }  // namespace
 
@@ -66,18 +76,35 @@ OpSite SiteTracker::site_of(const Start& start, Phase phase) const {
 }
 
 void enter_backward_node(const at::RecordFunction& fn) {
-  t_backward_nodes.emplace_back(fn.name(), fn.seqNr());
+  if (!t_backward_nodes.empty() && t_backward_nodes.back().engine_step &&
+      t_backward_nodes.back().sequence_number < 0) {
+    t_backward_nodes.back().name = fn.name();
+    t_backward_nodes.back().sequence_number = fn.seqNr();
+    return;
+  }
+  t_backward_nodes.push_back({fn.name(), fn.seqNr(), false});
 }
 
 void leave_backward_node() {
-  if (!t_backward_nodes.empty()) t_backward_nodes.pop_back();
+  if (!t_backward_nodes.empty() && !t_backward_nodes.back().engine_step) t_backward_nodes.pop_back();
+}
+
+bool is_engine_step(const at::RecordFunction& fn) {
+  return fn.scope() != at::RecordScope::BACKWARD_FUNCTION &&
+         std::string_view(fn.name()).starts_with(kEngineStep);
+}
+
+void enter_engine_step() { t_backward_nodes.push_back({"", -1, true}); }
+
+void leave_engine_step() {
+  if (!t_backward_nodes.empty() && t_backward_nodes.back().engine_step) t_backward_nodes.pop_back();
 }
 
 void clear_backward_nodes() { t_backward_nodes.clear(); }
 
 std::optional<std::pair<std::string, int64_t>> current_backward_node() {
-  if (t_backward_nodes.empty()) return std::nullopt;
-  return t_backward_nodes.back();
+  if (t_backward_nodes.empty() || t_backward_nodes.back().sequence_number < 0) return std::nullopt;
+  return std::pair(t_backward_nodes.back().name, t_backward_nodes.back().sequence_number);
 }
 
 std::vector<at::Tensor> tensors_in(c10::ArrayRef<const c10::IValue> values) {

@@ -57,6 +57,12 @@ class SiteTracker {
 void enter_backward_node(const at::RecordFunction& fn);
 void leave_backward_node();
 void clear_backward_nodes();
+// The autograd engine's step around a node ("autograd::engine::evaluate_function: AddmmBackward0"): after
+// the node it reduces the node's gradients to its inputs' shapes (a broadcast bias's sum), ops that belong to
+// the node and run while the step is open. A node inside the step lends it its name and sequence number.
+bool is_engine_step(const at::RecordFunction& fn);
+void enter_engine_step();
+void leave_engine_step();
 
 // An observer's global RecordFunction callbacks, on every op and autograd node with their inputs and
 // outputs; installing also clears the backward-node stack and marks an observer active (observing()).

@@ -15,7 +15,8 @@
 namespace ampbench::numerics {
 namespace {
 
-// An autograd node's ops count from depth 0 again: the whole backward runs inside aten::_backward.
+// An autograd node's ops, and its engine step's, count from depth 0 again: the whole backward runs inside
+// aten::_backward.
 struct NodeStart : at::ObserverContext {
   int outer_depth = 0;
 };
@@ -26,15 +27,23 @@ struct OpStart : at::ObserverContext {
   std::vector<at::Tensor> inputs;
 };
 
-// One op result's figures on the device: the largest finite magnitude, the subnormal and non-finite counts.
-// The result is 16-bit, which fp32 holds exactly: no wider copy of it is made.
-torch::Tensor figures_of(const at::Tensor& result) {
+// One op result's figures on the device: the largest finite magnitude, the nonzero, subnormal and non-finite
+// counts, and with a loss scale the flushed and subnormal counts of the result divided by it. The result is
+// 16-bit, which fp32 holds exactly: no wider copy of it is made.
+torch::Tensor figures_of(const at::Tensor& result, std::optional<double> loss_scale) {
   const auto magnitude = result.abs().to(at::kFloat);
   const auto finite = at::isfinite(magnitude);
   const auto tiny = *smallest_normal(result.scalar_type());
-  return at::stack({at::where(finite, magnitude, at::zeros({}, magnitude.options())).max().to(at::kDouble),
-                    ((magnitude > 0) & (magnitude < tiny)).sum().to(at::kDouble),
-                    (~finite).sum().to(at::kDouble)});
+  std::vector<at::Tensor> figures{
+      at::where(finite, magnitude, at::zeros({}, magnitude.options())).max().to(at::kDouble),
+      (magnitude > 0).sum().to(at::kDouble), ((magnitude > 0) & (magnitude < tiny)).sum().to(at::kDouble),
+      (~finite).sum().to(at::kDouble)};
+  if (loss_scale) {
+    const auto unscaled = cast_counts(result.to(at::kFloat) / *loss_scale, result.scalar_type());
+    figures.push_back(unscaled.flushed.to(at::kDouble));
+    figures.push_back(unscaled.subnormal.to(at::kDouble));
+  }
+  return at::stack(figures);
 }
 
 std::string label_of(const OpSite& site, Phase phase) {
@@ -52,9 +61,15 @@ struct Pending {
     RangeFigures out;
     if (figures.empty()) return out;
     const auto all = at::stack(figures).cpu();
+    const auto total = [&](int64_t column) { return int64_t(all.select(1, column).sum().item<double>()); };
     out.largest = all.select(1, 0).max().item<double>();
-    out.subnormal = int64_t(all.select(1, 1).sum().item<double>());
-    out.nonfinite = int64_t(all.select(1, 2).sum().item<double>());
+    out.nonzero = total(1);
+    out.subnormal = total(2);
+    out.nonfinite = total(3);
+    if (all.size(1) > 4) {
+      out.flushed_unscaled = total(4);
+      out.subnormal_unscaled = total(5);
+    }
     out.elements = elements;
     return out;
   }
@@ -62,8 +77,9 @@ struct Pending {
 
 class ObserverState {
  public:
-  ObserverState(const std::vector<std::pair<std::string, torch::Tensor>>& parameters, c10::ScalarType format)
-      : sites_(parameters), format_(format) {}
+  ObserverState(const std::vector<std::pair<std::string, torch::Tensor>>& parameters, c10::ScalarType format,
+                std::optional<double> loss_scale)
+      : sites_(parameters), format_(format), loss_scale_(loss_scale) {}
 
   std::unique_ptr<at::ObserverContext> start(const at::RecordFunction& fn);
   void end(const at::RecordFunction& fn, at::ObserverContext* context);
@@ -85,6 +101,7 @@ class ObserverState {
   mutable std::mutex mutex_;
   SiteTracker sites_;
   c10::ScalarType format_;
+  std::optional<double> loss_scale_;
   std::map<int64_t, std::string> forward_labels_;               // by sequence number, for the backward ops
   std::vector<std::string> order_;                              // the layers in the order they first ran
   std::map<std::string, std::pair<Pending, Pending>> pending_;  // forward, backward
@@ -95,8 +112,9 @@ ObserverState* g_state = nullptr;
 thread_local int t_depth = 0;  // the ops running on this thread, nested
 
 std::unique_ptr<at::ObserverContext> ObserverState::start(const at::RecordFunction& fn) {
-  if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
-    enter_backward_node(fn);
+  const bool engine_step = is_engine_step(fn);
+  if (engine_step || fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
+    engine_step ? enter_engine_step() : enter_backward_node(fn);
     auto node = std::make_unique<NodeStart>();
     node->outer_depth = std::exchange(t_depth, 0);
     return node;
@@ -119,8 +137,9 @@ std::string ObserverState::label_now(const SiteTracker::Start& where, Phase phas
 }
 
 void ObserverState::end(const at::RecordFunction& fn, at::ObserverContext* context) {
-  if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
-    leave_backward_node();
+  const bool engine_step = is_engine_step(fn);
+  if (engine_step || fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
+    engine_step ? leave_engine_step() : leave_backward_node();
     if (context) t_depth = static_cast<NodeStart*>(context)->outer_depth;
     return;
   }
@@ -147,7 +166,7 @@ void ObserverState::count(const std::string& label, bool forward, const at::Tens
   auto [entry, added] = pending_.try_emplace(label);
   if (added) order_.push_back(label);
   auto& pending = forward ? entry->second.first : entry->second.second;
-  pending.figures.push_back(figures_of(result));
+  pending.figures.push_back(figures_of(result, forward ? std::nullopt : loss_scale_));
   pending.elements += result.numel();
 }
 
@@ -197,8 +216,11 @@ void merge_ranges(std::vector<LayerRanges>& into, const std::vector<LayerRanges>
   auto add = [](RangeFigures& a, const RangeFigures& b) {
     a.largest = std::max(a.largest, b.largest);
     a.elements += b.elements;
+    a.nonzero += b.nonzero;
     a.subnormal += b.subnormal;
     a.nonfinite += b.nonfinite;
+    a.flushed_unscaled += b.flushed_unscaled;
+    a.subnormal_unscaled += b.subnormal_unscaled;
   };
   for (const auto& layer : from) {
     auto found =
@@ -213,10 +235,10 @@ void merge_ranges(std::vector<LayerRanges>& into, const std::vector<LayerRanges>
 }
 
 RangeObserver::RangeObserver(const std::vector<std::pair<std::string, torch::Tensor>>& parameters,
-                             c10::ScalarType format) {
+                             c10::ScalarType format, std::optional<double> loss_scale) {
   if (observing()) throw std::logic_error("RangeObserver: another observer is active");
   if (!smallest_normal(format)) throw std::invalid_argument("RangeObserver: not a floating format");
-  g_state = new ObserverState(parameters, format);
+  g_state = new ObserverState(parameters, format, loss_scale);
   t_depth = 0;
   handle_ = install_observer(on_start, on_end, "RangeObserver");
 }

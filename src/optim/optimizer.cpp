@@ -136,7 +136,8 @@ std::vector<Optimizer::Slice> Optimizer::slices_of(const GradBatch& batch, size_
   Slice whole{batch.params[i],
               batch.grads[i],
               {},
-              compensation_.empty() ? torch::Tensor() : compensation_[batch.indices[i]]};
+              compensation_.empty() ? torch::Tensor() : compensation_[batch.indices[i]],
+              batch.params[i].unsafeGetTensorImpl()};
   for (const auto& list : batch.state) whole.state.push_back(list[i]);
   // Elementwise updates pair elements by memory order, so slices are taken where all the tensors lay
   // their elements out alike, densely (always, for LibTorch's parameters, gradients and zeros_like state).
@@ -157,7 +158,8 @@ std::vector<Optimizer::Slice> Optimizer::slices_of(const GradBatch& batch, size_
       Slice slice{flat(whole.weight, begin, end),
                   flat(whole.grad, begin, end),
                   {},
-                  whole.compensation.defined() ? flat(whole.compensation, begin, end) : torch::Tensor()};
+                  whole.compensation.defined() ? flat(whole.compensation, begin, end) : torch::Tensor(),
+                  whole.parameter};
       for (const auto& t : whole.state) slice.state.push_back(t.dim() == 0 ? t : flat(t, begin, end));
       slices.push_back(std::move(slice));
     }
@@ -206,6 +208,11 @@ void Optimizer::store_counted(Slice& slice, const torch::Tensor& exact, const to
   count_->lost.add_(moved.logical_and_(unchanged).sum());
   count_->wanted.add_(update.abs().sum(torch::kFloat64));
   count_->taken.add_((update.sign() * (held(slice) - before)).sum(torch::kFloat64));
+  if (count_->per_parameter) {
+    auto& squares = count_->update_squares[slice.parameter];
+    const auto sum = update.square().sum(torch::kFloat64);
+    squares = squares.defined() ? squares + sum : sum;
+  }
 }
 
 void Optimizer::store(Slice& slice, const torch::Tensor& exact) {

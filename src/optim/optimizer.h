@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <variant>
@@ -19,6 +20,10 @@ struct UpdateCount {
   torch::Tensor lost;   // int64: of those, the elements whose stored weight (and compensation) did not change
   torch::Tensor wanted;  // fp64: the sum of |u|
   torch::Tensor taken;   // fp64: the sum of sign(u) times what the stored weight (and compensation) moved
+  // Set by the caller for each bf16 parameter's sum of u^2 (fp64), keyed by the parameter's TensorImpl: the
+  // update as the optimizer computed it in fp32, before rounding stored it.
+  bool per_parameter = false;
+  std::map<const c10::TensorImpl*, torch::Tensor> update_squares;
   // Zeros on `device`.
   static UpdateCount zeros(const torch::Device& device);
 };
@@ -91,7 +96,8 @@ class Optimizer {
   struct Slice {
     torch::Tensor weight, grad;
     std::vector<torch::Tensor> state;
-    torch::Tensor compensation;  // undefined but under Kahan summation
+    torch::Tensor compensation;        // undefined but under Kahan summation
+    const c10::TensorImpl* parameter;  // the whole parameter's
   };
   // The update of the batch's i-th parameter computed on fp32 working copies, a slice at a time, and
   // rounded into it.

@@ -30,8 +30,11 @@ std::optional<double> headroom(const RangeFigures& r, c10::ScalarType format) {
   return r.elements > 0 ? numerics::headroom_binades(r.largest, format) : std::nullopt;
 }
 
-int64_t underflow_at_scale(const ParameterNumerics& p) { return p.flushed_at_scale + p.subnormal_at_scale; }
-int64_t underflow_unscaled(const ParameterNumerics& p) { return p.flushed_unscaled + p.subnormal_unscaled; }
+// Of a layer's nonzero gradient elements at the loss scale, those that without it would flush or turn
+// subnormal (a lower bound: see RangeFigures).
+std::optional<double> underflow_unscaled(const RangeFigures& r) {
+  return share(r.flushed_unscaled + r.subnormal_unscaled, r.nonzero);
+}
 
 std::optional<double> gradient_headroom(const ParameterNumerics& p, c10::ScalarType format) {
   return p.gradient_nonzero > 0 ? numerics::headroom_binades(p.gradient_largest_at_scale, format)
@@ -53,16 +56,21 @@ nlohmann::json range_json(const RangeFigures& r, c10::ScalarType format) {
   return {{"largest", optional_json(largest(r))},
           {"headroom_binades", optional_json(headroom(r, format))},
           {"elements", r.elements},
+          {"nonzero", r.nonzero},
           {"subnormal", r.subnormal},
           {"subnormal_share", optional_json(share(r.subnormal, r.elements))},
           {"nonfinite", r.nonfinite}};
 }
 
-nlohmann::json cast_json(int64_t flushed, int64_t subnormal, int64_t overflow, int64_t nonzero) {
-  return {{"flushed", flushed},
-          {"subnormal", subnormal},
-          {"overflow", overflow},
-          {"underflow_share", optional_json(share(flushed + subnormal, nonzero))}};
+// A layer's gradients: their range at the loss scale, and under one what dividing by it would have done.
+nlohmann::json gradients_json(const RangeFigures& r, const NumericsRecord& record) {
+  auto out = range_json(r, record.format);
+  out["unscaled"] = record.loss_scales.empty()
+                        ? nlohmann::json()
+                        : nlohmann::json{{"flushed", r.flushed_unscaled},
+                                         {"subnormal", r.subnormal_unscaled},
+                                         {"underflow_share", optional_json(underflow_unscaled(r))}};
+  return out;
 }
 
 nlohmann::json parameter_json(const ParameterNumerics& p, c10::ScalarType format) {
@@ -76,11 +84,7 @@ nlohmann::json parameter_json(const ParameterNumerics& p, c10::ScalarType format
              p.gradient_nonzero > 0 ? nlohmann::json(p.gradient_largest_at_scale) : nlohmann::json()},
             {"headroom_binades_at_scale", optional_json(gradient_headroom(p, format))},
             {"nonzero", p.gradient_nonzero},
-            {"nonfinite", p.gradient_nonfinite},
-            {"at_scale",
-             cast_json(p.flushed_at_scale, p.subnormal_at_scale, p.overflow_at_scale, p.gradient_nonzero)},
-            {"unscaled",
-             cast_json(p.flushed_unscaled, p.subnormal_unscaled, p.overflow_unscaled, p.gradient_nonzero)}}},
+            {"nonfinite", p.gradient_nonfinite}}},
           {"update",
            {{"ratio_to_weight", optional_json(ratio)},
             {"ratio_in_epsilons", in_epsilons},
@@ -94,7 +98,7 @@ nlohmann::json record_json(const NumericsRecord& r) {
   for (const auto& l : r.layers)
     layers.push_back({{"layer", l.layer},
                       {"activations", range_json(l.forward, r.format)},
-                      {"gradients", range_json(l.backward, r.format)}});
+                      {"gradients", gradients_json(l.backward, r)}});
   auto parameters = nlohmann::json::array();
   for (const auto& p : r.parameters) parameters.push_back(parameter_json(p, r.format));
   return {{"mode", amp::to_string(r.mode)},
@@ -139,15 +143,15 @@ const LayerRanges* least_headroom(const NumericsRecord& r, bool forward) {
   return least;
 }
 
-template <typename Figure>
-const ParameterNumerics* most(const NumericsRecord& r, Figure figure) {
-  const ParameterNumerics* top = nullptr;
+template <typename Row, typename Figure>
+const Row* most(const std::vector<Row>& rows, Figure figure) {
+  const Row* top = nullptr;
   double highest = 0;
-  for (const auto& p : r.parameters) {
-    const auto value = figure(p);
+  for (const auto& row : rows) {
+    const auto value = figure(row);
     if (value && *value > highest) {
       highest = *value;
-      top = &p;
+      top = &row;
     }
   }
   return top;
@@ -176,26 +180,28 @@ std::string headroom_text(const NumericsRecord& r) {
   return parts.empty() ? "" : "least headroom: " + util::join(parts, ", ");
 }
 
+// The layer whose fp16 gradients would lose the most to underflow without the loss scale, and what they
+// lose at it; a mode without a loss scale has only the latter.
 std::string underflow_text(const NumericsRecord& r) {
-  const auto* p = most(r, [](const ParameterNumerics& p) {
-    return share(std::max(underflow_unscaled(p), underflow_at_scale(p)), p.gradient_nonzero);
-  });
-  if (!p) return "no gradient element underflows in " + amp::dtype_name(r.format);
-  const auto unscaled = *share(underflow_unscaled(*p), p->gradient_nonzero);
-  const auto at_scale = *share(underflow_at_scale(*p), p->gradient_nonzero);
-  if (r.loss_scales.empty())
-    return fmt::format("most gradient underflow: {} {:.2f}% of nonzero elements flush or turn subnormal",
-                       p->name, 100 * unscaled);
+  if (r.loss_scales.empty()) {
+    const auto* l =
+        most(r.layers, [](const LayerRanges& l) { return share(l.backward.subnormal, l.backward.nonzero); });
+    if (!l) return "no gradient element is subnormal in " + amp::dtype_name(r.format);
+    return fmt::format("most subnormal gradients: {} {:.2f}% of nonzero elements", l->layer,
+                       100 * *share(l->backward.subnormal, l->backward.nonzero));
+  }
+  const auto* l = most(r.layers, [](const LayerRanges& l) { return underflow_unscaled(l.backward); });
+  if (!l) return "no gradient element would flush or turn subnormal without the loss scale";
   return fmt::format(
-      "most gradient underflow: {} {:.2f}% of nonzero elements flush or turn subnormal without the loss "
-      "scale, "
-      "{:.2f}% at it",
-      p->name, 100 * unscaled, 100 * at_scale);
+      "most gradient underflow without the loss scale: {} {:.2f}% of its nonzero fp16 gradient elements "
+      "would flush or turn subnormal (at least), {:.2f}% are subnormal at it",
+      l->layer, 100 * *underflow_unscaled(l->backward),
+      100 * *share(l->backward.subnormal, l->backward.nonzero));
 }
 
 std::string lost_text(const NumericsRecord& r) {
   if (amp::is_pure_bf16(r.mode)) return "";
-  const auto* p = most(r, lost_share);
+  const auto* p = most(r.parameters, lost_share);
   if (!p) return fmt::format("no update would be lost in {} weights", amp::dtype_name(r.format));
   return fmt::format("most updates that would be lost were the weights stored in {}: {} {:.2f}%",
                      amp::dtype_name(r.format), p->name, 100 * *lost_share(*p));
@@ -225,6 +231,14 @@ struct NumericsRow {
 template <typename Cell>
 std::function<std::string(const NumericsRow&)> layer_cell(Cell cell) {
   return [cell](const NumericsRow& r) { return r.layer ? cell(*r.layer, r.record->format) : std::string(); };
+}
+
+// A layer's cell that only a mode with a loss scale has.
+template <typename Cell>
+std::function<std::string(const NumericsRow&)> scaled_layer_cell(Cell cell) {
+  return [cell](const NumericsRow& r) {
+    return r.layer && !r.record->loss_scales.empty() ? cell(*r.layer) : std::string();
+  };
 }
 
 template <typename Cell>
@@ -259,8 +273,13 @@ const util::CsvColumns<NumericsRow>& numerics_columns() {
       {"layer_gradient_headroom_binades",
        layer_cell([](L l, F f) { return util::optional_cell(headroom(l.backward, f)); })},
       {"layer_gradient_elements", layer_cell([](L l, F) { return cell(l.backward.elements); })},
+      {"layer_gradient_nonzero", layer_cell([](L l, F) { return cell(l.backward.nonzero); })},
       {"layer_gradient_subnormal", layer_cell([](L l, F) { return cell(l.backward.subnormal); })},
       {"layer_gradient_nonfinite", layer_cell([](L l, F) { return cell(l.backward.nonfinite); })},
+      {"layer_gradient_flushed_unscaled",
+       scaled_layer_cell([](L l) { return cell(l.backward.flushed_unscaled); })},
+      {"layer_gradient_subnormal_unscaled",
+       scaled_layer_cell([](L l) { return cell(l.backward.subnormal_unscaled); })},
       {"elements", parameter_cell([](P p, F) { return cell(p.elements); })},
       {"gradient_largest", parameter_cell([](P p, F) { return cell(p.gradient_largest); })},
       {"gradient_largest_at_scale", parameter_cell([](P p, F) { return cell(p.gradient_largest_at_scale); })},
@@ -268,12 +287,6 @@ const util::CsvColumns<NumericsRow>& numerics_columns() {
        parameter_cell([](P p, F f) { return util::optional_cell(gradient_headroom(p, f)); })},
       {"gradient_nonzero", parameter_cell([](P p, F) { return cell(p.gradient_nonzero); })},
       {"gradient_nonfinite", parameter_cell([](P p, F) { return cell(p.gradient_nonfinite); })},
-      {"flushed_at_scale", parameter_cell([](P p, F) { return cell(p.flushed_at_scale); })},
-      {"subnormal_at_scale", parameter_cell([](P p, F) { return cell(p.subnormal_at_scale); })},
-      {"overflow_at_scale", parameter_cell([](P p, F) { return cell(p.overflow_at_scale); })},
-      {"flushed_unscaled", parameter_cell([](P p, F) { return cell(p.flushed_unscaled); })},
-      {"subnormal_unscaled", parameter_cell([](P p, F) { return cell(p.subnormal_unscaled); })},
-      {"overflow_unscaled", parameter_cell([](P p, F) { return cell(p.overflow_unscaled); })},
       {"update_weight_ratio", parameter_cell([](P p, F) { return util::optional_cell(update_ratio(p)); })},
       {"updates", parameter_cell([](P p, F) { return cell(p.updates); })},
       {"updates_lost_in_format", parameter_cell([](P p, F) { return util::optional_cell(p.updates_lost); })},
@@ -291,7 +304,7 @@ nlohmann::json numerics_json(const std::vector<NumericsRecord>& records) {
 
 util::TextRows numerics_layers_table(const std::vector<NumericsRecord>& records) {
   util::TextRows rows{{"mode", "layer", "activation max", "headroom", "subnormal", "gradient max", "headroom",
-                       "subnormal", "inf/NaN"}};
+                       "subnormal", "underflow unscaled", "inf/NaN"}};
   for (const auto& r : records) {
     if (!measured(r)) continue;
     for (const auto& l : r.layers) {
@@ -300,6 +313,7 @@ util::TextRows numerics_layers_table(const std::vector<NumericsRecord>& records)
                       percent_text(share(l.forward.subnormal, l.forward.elements)),
                       number_text(largest(l.backward)), number_text(headroom(l.backward, r.format), "%.1f"),
                       percent_text(share(l.backward.subnormal, l.backward.elements)),
+                      r.loss_scales.empty() ? "-" : ">= " + percent_text(underflow_unscaled(l.backward)),
                       std::to_string(l.forward.nonfinite + l.backward.nonfinite)});
     }
   }
@@ -307,19 +321,15 @@ util::TextRows numerics_layers_table(const std::vector<NumericsRecord>& records)
 }
 
 util::TextRows numerics_parameters_table(const std::vector<NumericsRecord>& records) {
-  util::TextRows rows{{"mode", "parameter", "gradient max", "headroom at scale", "underflow at scale",
-                       "underflow unscaled", "update/weight", "in eps", "updates lost"}};
+  util::TextRows rows{
+      {"mode", "parameter", "gradient max", "headroom at scale", "update/weight", "in eps", "updates lost"}};
   for (const auto& r : records) {
     if (!measured(r)) continue;
-    const auto scaled = !r.loss_scales.empty();
     for (const auto& p : r.parameters) {
       const auto ratio = update_ratio(p);
       rows.push_back({std::string(amp::to_string(r.mode)), p.name,
                       p.gradient_nonzero > 0 ? util::format_number("%.4g", p.gradient_largest) : "-",
-                      number_text(gradient_headroom(p, r.format), "%.1f"),
-                      scaled ? percent_text(share(underflow_at_scale(p), p.gradient_nonzero)) : "-",
-                      percent_text(share(underflow_unscaled(p), p.gradient_nonzero)),
-                      number_text(ratio, "%.3g"),
+                      number_text(gradient_headroom(p, r.format), "%.1f"), number_text(ratio, "%.3g"),
                       ratio ? util::format_number("%.3g", *ratio / *numerics::epsilon(r.format)) : "-",
                       p.updates_lost ? percent_text(lost_share(p)) : "audit"});
     }
@@ -334,9 +344,11 @@ std::string numerics_footnote(const std::vector<NumericsRecord>& records) {
          "steps; layers: the results in the format of the ops each layer ran, forward (activation) and "
          "backward (gradient, as backward carries it: at the loss scale in fp16); headroom: binades from the "
          "largest finite magnitude to the format's largest value; subnormal: elements below the format's "
-         "smallest normal; underflow: nonzero parameter gradient elements that flush to zero or turn "
-         "subnormal when cast into the format, at the loss scale in force and without it; update/weight: "
-         "the step's root-mean-square update over the weights', in eps the format's epsilon; updates lost: "
+         "smallest normal; underflow unscaled (fp16): of the nonzero gradient elements at the loss scale, "
+         "those that divided by it and rounded to fp16 flush or turn subnormal, what backward would lose "
+         "without the scaler at least; update/weight: the root-mean-square of the optimizer's fp32 update "
+         "over the weights', in eps the format's epsilon (an update below 0.25 to 0.5 eps of its weight is "
+         "lost to rounding to nearest); updates lost: "
          "updates below half an ulp of the weight were it stored in the format (audit: the pure bf16 modes "
          "store it, their lost-update audit counts them); departure: each linear layer against an fp32 copy "
          "of the model given the mode's weights at the sampled step, on the same batch and random numbers: "

@@ -14,12 +14,12 @@ namespace ampbench::report {
 nlohmann::json numerics_json(const std::vector<train::NumericsRecord>& records);
 
 // Per mode and layer: the activations' and gradients' largest magnitude, headroom to the format's largest
-// value in binades, and share of subnormal elements. Header first; empty without a pass that measured.
+// value in binades, and share of subnormal elements; under a loss scale, the share of the gradients that
+// would underflow without it. Header first; empty without a pass that measured.
 util::TextRows numerics_layers_table(const std::vector<train::NumericsRecord>& records);
-// Per mode and parameter: the largest gradient and its headroom at the loss scale, the share of nonzero
-// gradient elements that underflow (flush or turn subnormal) in the format at the loss scale and without it,
-// the update/weight ratio against the format's epsilon, and the share of updates lost were the weight stored
-// in the format. Header first; empty without a pass that measured.
+// Per mode and parameter: the largest gradient and its headroom at the loss scale, the update/weight ratio
+// against the format's epsilon, and the share of updates lost were the weight stored in the format. Header
+// first; empty without a pass that measured.
 util::TextRows numerics_parameters_table(const std::vector<train::NumericsRecord>& records);
 // What the tables' figures are and how they were taken; empty with the tables.
 std::string numerics_footnote(const std::vector<train::NumericsRecord>& records);

@@ -5,7 +5,6 @@
 
 #include "amp/math_settings.h"
 #include "data/batch_order.h"
-#include "numerics/formats.h"
 #include "numerics/op_sites.h"
 #include "train/pass_context.h"
 #include "train/sampled_steps.h"
@@ -34,33 +33,27 @@ torch::Tensor largest_finite_of(const torch::Tensor& values) {
 
 // A parameter's gradient figures at one step, read back: see ParameterNumerics.
 void add_gradient(ParameterNumerics& into, const torch::Tensor& gradient,
-                  const std::optional<torch::Tensor>& scale, c10::ScalarType format) {
+                  const std::optional<torch::Tensor>& scale) {
   const auto scaled = gradient.to(torch::kFloat);
   const auto unscaled = scale ? scaled / *scale : scaled;
-  const auto at_scale = numerics::cast_counts(scaled, format);
-  const auto without = numerics::cast_counts(unscaled, format);
-  const auto figures =
-      read_back({largest_finite_of(unscaled), (~torch::isfinite(unscaled)).sum(), without.nonzero,
-                 at_scale.flushed, at_scale.subnormal, at_scale.overflow, without.flushed, without.subnormal,
-                 without.overflow, largest_finite_of(scaled)});
+  const auto figures = read_back({largest_finite_of(unscaled), (~torch::isfinite(unscaled)).sum(),
+                                  (unscaled != 0).sum(), largest_finite_of(scaled)});
   into.gradient_largest = std::max(into.gradient_largest, figures[0].item<double>());
   into.gradient_nonfinite += count_of(figures, 1);
   into.gradient_nonzero += count_of(figures, 2);
-  into.flushed_at_scale += count_of(figures, 3);
-  into.subnormal_at_scale += count_of(figures, 4);
-  into.overflow_at_scale += count_of(figures, 5);
-  into.flushed_unscaled += count_of(figures, 6);
-  into.subnormal_unscaled += count_of(figures, 7);
-  into.overflow_unscaled += count_of(figures, 8);
-  into.gradient_largest_at_scale = std::max(into.gradient_largest_at_scale, figures[9].item<double>());
+  into.gradient_largest_at_scale = std::max(into.gradient_largest_at_scale, figures[3].item<double>());
 }
 
-// What the optimizer step did to a parameter, from its weight before the step.
+// What the optimizer step did to a parameter, from its weight before the step. The update's size is the
+// optimizer's fp32 update: `fp32_squares` where the weight is stored in the format (the optimizer counted it
+// before rounding stored it), else the fp32 weight's change, which is that update.
 void add_update(ParameterNumerics& into, const torch::Tensor& before, const torch::Tensor& after,
-                c10::ScalarType format, bool stored_in_format) {
+                const std::optional<torch::Tensor>& fp32_squares, c10::ScalarType format,
+                bool stored_in_format) {
   const auto update = after.to(torch::kFloat) - before;
   const auto moved = update != 0;
-  std::vector<torch::Tensor> parts{update.square().sum(), before.square().sum(), moved.sum()};
+  std::vector<torch::Tensor> parts{fp32_squares ? *fp32_squares : update.square().sum(),
+                                   before.square().sum(), moved.sum()};
   if (!stored_in_format) {
     // The weight as the format would hold it, and that weight plus the update, rounded back into the format.
     const auto held = before.to(format);
@@ -122,37 +115,50 @@ class NumericsReplay {
       reference = twin_->run(model_, inputs, labels);
       random.restore();
     }
+    std::optional<torch::Tensor> scale;  // in force for this step's backward; the step may change it
+    if (step_.scaler()) {
+      scale = step_.scaler()->scale_tensor().clone();
+      record_.loss_scales.push_back(scale->item<double>());
+    }
     const auto gradients_before = gradients_of(model_);
     amp::LinearObservation observed;
     {
-      numerics::RangeObserver observer(parameters_, record_.format);
+      numerics::RangeObserver observer(parameters_, record_.format,
+                                       scale ? std::optional(record_.loss_scales.back()) : std::nullopt);
       std::optional<amp::LinearObserver> linear;
       if (twin_) linear.emplace(observed);
       step_.backward(step_.loss(order, index));
       numerics::merge_ranges(record_.layers, observer.layers());
     }
     if (twin_) add_departures(record_.departures, observed, *reference, model_, gradients_before, *twin_);
+    measure_step(index, scale);
+  }
+
+ private:
+  // The gradients as backward left them, then the optimizer step and what it did to each weight.
+  void measure_step(int64_t index, const std::optional<torch::Tensor>& scale) {
     torch::NoGradGuard no_grad;
-    std::optional<torch::Tensor> scale;
-    if (step_.scaler()) {
-      scale = step_.scaler()->scale_tensor().clone();
-      record_.loss_scales.push_back(scale->item<double>());
-    }
     std::vector<torch::Tensor> before;
     for (size_t i = 0; i < parameters_.size(); ++i) {
       const auto& tensor = parameters_[i].second;
       record_.parameters[i].elements += tensor.numel();
-      if (tensor.grad().defined()) add_gradient(record_.parameters[i], tensor.grad(), scale, record_.format);
+      if (tensor.grad().defined()) add_gradient(record_.parameters[i], tensor.grad(), scale);
       before.push_back(tensor.detach().to(torch::kFloat, /*non_blocking=*/false, /*copy=*/true));
     }
-    step_.step_on_boundary(index);
     const bool stored_in_format = amp::is_pure_bf16(record_.mode);
-    for (size_t i = 0; i < parameters_.size(); ++i)
-      add_update(record_.parameters[i], before[i], parameters_[i].second.detach(), record_.format,
-                 stored_in_format);
+    auto count = optim::UpdateCount::zeros(device_);
+    count.per_parameter = true;
+    if (stored_in_format) step_.count_next_update(count);
+    step_.step_on_boundary(index);
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      const auto& tensor = parameters_[i].second;
+      const auto counted = count.update_squares.find(tensor.unsafeGetTensorImpl());
+      add_update(record_.parameters[i], before[i], tensor.detach(),
+                 counted == count.update_squares.end() ? std::nullopt : std::optional(counted->second),
+                 record_.format, stored_in_format);
+    }
   }
 
- private:
   NumericsRecord& record_;
   models::Network& model_;
   TrainingStep& step_;

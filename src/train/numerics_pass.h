@@ -21,8 +21,9 @@ struct PlannedTrial;
 struct ExperimentResult;
 
 // One parameter's gradients and updates at the sampled steps, summed over them (elements: its size times the
-// steps). Gradients are read after backward, before any unscaling or clipping; updates are the change the
-// optimizer step made to the weight.
+// steps). Gradients are read after backward, before any unscaling or clipping: the parameter's own gradient
+// (fp32 for fp32 master weights), whose underflow in backward's 16-bit tensors the layers' figures count.
+// Updates are what the optimizer computed in fp32 before the weight stored it.
 struct ParameterNumerics {
   std::string name;  // "layers.2.weight"
   int64_t elements = 0;
@@ -30,11 +31,6 @@ struct ParameterNumerics {
   double gradient_largest_at_scale = 0;  // and as it was, at the loss scale in force (fp16)
   int64_t gradient_nonfinite = 0;
   int64_t gradient_nonzero = 0;
-  // The gradient cast into the 16-bit format: at the loss scale in force (fp16; as the scaled gradient
-  // would be stored) and unscaled (as it would be stored without a GradScaler). Nonzero elements the cast
-  // makes zero (flushed) or subnormal, and finite ones it makes infinite (overflow).
-  int64_t flushed_at_scale = 0, subnormal_at_scale = 0, overflow_at_scale = 0;
-  int64_t flushed_unscaled = 0, subnormal_unscaled = 0, overflow_unscaled = 0;
   double update_squares = 0, weight_squares = 0;  // sums of squares, before the step: the update/weight ratio
   int64_t updates = 0;  // elements the step changed (or, fp32 weights, would change)
   // Of them, those that would be lost were the weight stored in the format (rounded to nearest, the update

@@ -1,9 +1,11 @@
 """The fp16 gradient underflow of ampbench's --numerics pass, counted in PyTorch-Python: the config's fp16
 training loop as scripts/peer_pytorch.py writes it (same data, initial weights and batch order; autocast,
-torch.amp.GradScaler, fused SGD), and at each optimizer step that ampbench's report measured, every
-parameter's gradient as backward left it (at the loss scale) and divided by the scale, cast to fp16 and
-counted: the nonzero elements, those that flushed to zero and those that turned subnormal. Writes the counts
-summed over the steps, per parameter in the model's order, as JSON.
+torch.amp.GradScaler, fused SGD), and at each optimizer step that ampbench's report measured, every fp16
+tensor that backward produced, caught by a post hook on each autograd node of the step's graph (its
+gradients with respect to its inputs, after the engine reduced any broadcast; a gradient passed through or
+viewed from the node's own incoming gradient is that tensor again, counted once): its elements, the nonzero
+ones, those subnormal at the loss scale, and, divided by the scale and rounded to fp16, those that flush to
+zero or turn subnormal. Writes the counts summed over the steps as JSON.
 
 Usage: numerics_oracle.py CONFIG REPORT.json AMPBENCH OUT.json
 """
@@ -20,17 +22,36 @@ import peer_pytorch as peer  # noqa: E402
 SMALLEST_NORMAL = 2.0 ** -14  # fp16's
 
 
-def counts(values):
-    cast = values.half()
-    nonzero = values != 0
-    return {"nonzero": int(nonzero.sum()), "flushed": int((nonzero & (cast == 0)).sum()),
-            "subnormal": int(((cast != 0) & (cast.float().abs() < SMALLEST_NORMAL)).sum())}
+def counts(gradient, scale):
+    magnitude = gradient.float().abs()
+    nonzero = magnitude != 0
+    unscaled = (gradient.float() / scale).half()
+    return {"elements": gradient.numel(), "nonzero": int(nonzero.sum()),
+            "subnormal": int((nonzero & (magnitude < SMALLEST_NORMAL)).sum()),
+            "flushed_unscaled": int((nonzero & (unscaled == 0)).sum()),
+            "subnormal_unscaled": int(((unscaled != 0) & (unscaled.float().abs() < SMALLEST_NORMAL)).sum())}
 
 
-def add(into, name, kind, figures):
-    entry = into.setdefault(name, {}).setdefault(kind, {"nonzero": 0, "flushed": 0, "subnormal": 0})
-    for key, value in figures.items():
-        entry[key] += value
+def hook_graph(root, scale, found):
+    """Counts every fp16 gradient each node of root's graph produces, into found."""
+    def count(grad_inputs, grad_outputs):
+        incoming = {g.untyped_storage().data_ptr() for g in grad_outputs if g is not None}
+        for gradient in grad_inputs:
+            if gradient is None or gradient.dtype != torch.float16 or gradient.numel() == 0:
+                continue
+            if gradient.untyped_storage().data_ptr() in incoming:
+                continue
+            for key, value in counts(gradient, scale).items():
+                found[key] = found.get(key, 0) + value
+
+    seen, stack = set(), [root]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        node.register_hook(count)
+        stack.extend(next_node for next_node, _ in node.next_functions)
 
 
 def main(config, report, ampbench, out):
@@ -55,18 +76,15 @@ def main(config, report, ampbench, out):
             index = order[i * batch:(i + 1) * batch]
             with torch.autocast("cpu", dtype=torch.float16):
                 loss = peer.loss_of(model(x_train.index_select(0, index)), y_train.index_select(0, index))
-            scaler.scale(loss).backward()
+            scaled = scaler.scale(loss)
             update += 1
             if update in wanted:
-                for name, parameter in model.named_parameters():
-                    gradient = parameter.grad.float()
-                    add(found, name, "at_scale", counts(gradient))
-                    add(found, name, "unscaled", counts(gradient / scaler._scale))
+                hook_graph(scaled.grad_fn, scaler._scale.clone(), found)
+            scaled.backward()
             scaler.step(optimizer)
             scaler.update()
             optimizer.zero_grad()
-    parameters = [{"name": name, **figures} for name, figures in found.items()]  # in the model's order
-    Path(out).write_text(json.dumps({"steps": sorted(wanted), "parameters": parameters}, indent=2) + "\n")
+    Path(out).write_text(json.dumps({"steps": sorted(wanted), "gradients": found}, indent=2) + "\n")
 
 
 if __name__ == "__main__":
