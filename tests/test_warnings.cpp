@@ -271,3 +271,18 @@ TEST(Warnings, AnOptimizerFallbackIsWarnedOncePerModeNamingTheKernel) {
   EXPECT_EQ(fallbacks[0].mode, PrecisionMode::bf16_pure);
   EXPECT_NE(fallbacks[0].message.find("fused SGD"), std::string::npos) << fallbacks[0].message;
 }
+
+TEST(Warnings, ANumericsPassThatFoundNoModeToObserveSaysSo) {
+  RunReport r;
+  r.context.environment.build_type = "Release";
+  r.context.numerics_requested = true;
+  ampbench::train::TrialRecord fp32;
+  fp32.mode = PrecisionMode::fp32;
+  r.measured.trials.push_back(fp32);
+  EXPECT_EQ(of_kind(find_warnings(r), WarningKind::numerics_unmeasured).size(), 1u);
+  r.measured.numerics.emplace_back();  // a mode it observed
+  EXPECT_TRUE(of_kind(find_warnings(r), WarningKind::numerics_unmeasured).empty());
+  r.measured.numerics.clear();
+  r.context.numerics_requested = false;
+  EXPECT_TRUE(of_kind(find_warnings(r), WarningKind::numerics_unmeasured).empty());
+}

@@ -69,6 +69,8 @@ const std::vector<WarningKindRow>& warning_kinds() {
        "a mode's lost-update audit or numerics pass failed: its figures are missing"},
       {K::optimizer_fallback, "optimizer_fallback",
        "the fused optimizer kernel failed its check on bf16 weights: they were stepped through fp32 copies"},
+      {K::numerics_unmeasured, "numerics_unmeasured",
+       "the numerics pass was asked for and no mode it observes was run: nothing was measured"},
   };
   return rows;
 }
@@ -94,7 +96,8 @@ RunContext make_run_context(const config::ExperimentConfig& config, measure::Env
                      {},
                      {},
                      {},
-                     {}};
+                     {},
+                     config.numerics.enabled()};
   context.archive = config.model.spec->archive();
   auto flops = config.model.spec->train_flops(config::input_spec(config.data));
   context.train_flops_per_sample = flops.per_sample;

@@ -151,6 +151,7 @@ enum class WarningKind {
   emulated,
   pass_failed,
   optimizer_fallback,
+  numerics_unmeasured,
 };
 struct WarningKindRow {
   WarningKind kind;
@@ -183,6 +184,7 @@ struct RunContext {
   std::vector<std::string> flops_uncounted;          // the ops whose FLOPs it leaves out, and why
   std::map<amp::PrecisionMode, double> peak_tflops;  // the device's dense peak per mode, where known
   std::optional<models::ArchiveIdentity> archive;    // an exported model's
+  bool numerics_requested = false;                   // the config (or --numerics) asked for the numerics pass
 };
 // The context of a run of `config` in `environment`, with the work's static facts: the FLOPs of a training
 // sample, and each mode's peak TFLOP/s (the config's, else the GPU's from amp/peak_flops.h).

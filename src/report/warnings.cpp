@@ -112,6 +112,18 @@ void optimizer_fallbacks(const RunReport& report, std::vector<Warning>& out) {
   }
 }
 
+// --numerics with no mode the pass observes (fp32 and tf32 compute in fp32), or every such mode skipped.
+void numerics_unmeasured(const RunReport& report, std::vector<Warning>& out) {
+  if (!report.context.numerics_requested || !report.measured.numerics.empty() || report.measured.stopped_by ||
+      report.measured.setup_failure)
+    return;
+  out.push_back(
+      {WarningKind::numerics_unmeasured, std::nullopt,
+       "the numerics pass measured nothing: none of the modes run computes in a 16-bit or narrower "
+       "format, which is what it observes",
+       "add a 16-bit, float8 or block-scaled mode to --modes (fp16, bf16, bf16-pure, fp8, mxfp8, ...)"});
+}
+
 void scale_collapses(const RunReport& report, std::vector<Warning>& out) {
   for (const auto& t : report.measured.trials) {
     const auto& trace = t.loss_scale_trace;
@@ -416,6 +428,7 @@ std::vector<Warning> find_warnings(const RunReport& report) {
   scale_collapses(report, out);
   never_stepped(report, out);
   optimizer_fallbacks(report, out);
+  numerics_unmeasured(report, out);
   unfinished_trials(report, out);
   few_repeats(report, out);
   no_noise_floor(report, out);
