@@ -118,6 +118,15 @@ TEST_F(Cli, CompareRefusesDifferentExperimentsAndReadsOlderSchemas) {
   EXPECT_NE(refused.err.find("different experiment"), std::string::npos) << refused.err;
   EXPECT_EQ(run("compare " + base + " " + (dir_ / "other.json").string() + " --force").exit_code, 0);
   EXPECT_EQ(run("compare " + base + " " + path).exit_code, 2);  // a config is not a report
+  // A truncated report: refused in one line that says where the JSON ends, as a config's error does.
+  const auto text = read_file(base);
+  std::ofstream(dir_ / "truncated.json") << text.substr(0, text.size() / 2);
+  auto truncated = run("compare " + base + " " + (dir_ / "truncated.json").string());
+  EXPECT_EQ(truncated.exit_code, 2);
+  EXPECT_NE(truncated.err.find((dir_ / "truncated.json").string() + ": invalid JSON: parse error at line "),
+            std::string::npos)
+      << truncated.err;
+  EXPECT_EQ(std::count(truncated.err.begin(), truncated.err.end(), '\n'), 1) << truncated.err;
 
   // A baseline stored by an older ampbench (schema version 1, without the fields added since) still
   // compares; a report from a newer one is refused, saying why.

@@ -16,7 +16,7 @@ TEST_F(Cli, MaxBatchReportsEachModesLargestBatchAndItsRunThereInEveryFormat) {
   ASSERT_EQ(folders.size(), 1u);
   const auto& folder = folders.front();
   EXPECT_NE(result.out.find("max-batch reports: " + folder.string()), std::string::npos) << result.out;
-  EXPECT_NE(result.out.find("largest batch per mode within 1024.0 MiB (--memory-budget) on cpu"),
+  EXPECT_NE(result.out.find("largest batch per mode within 1.0 GiB (--memory-budget) on cpu"),
             std::string::npos)
       << result.out;
   // 64 training samples and an epoch of a warm-up step and a timed one: 32, which 1 GiB holds.
@@ -53,7 +53,7 @@ TEST_F(Cli, MaxBatchIsRefusedBeforeAnythingIsWrittenWithTheLineThatSaysWhy) {
       {"--max-batch --memory-budget GiB", "--memory-budget: expected a size such as 8GiB"},
       {"--max-batch --memory-budget 1e30TiB", "--memory-budget: expected a size such as 8GiB"},
       {"--max-batch --memory-budget 1KiB",
-       "--memory-budget: 1024 bytes cannot hold the run before it trains"},
+       "--memory-budget: 1.0 KiB cannot hold the run before it trains"},
       {"--max-batch --memory-budget 1GiB --sweep /train/epochs=1,2", "usage error: --max-batch searches"},
       {"--max-batch --memory-budget 1GiB --shard 1/2", "usage error: --max-batch searches"},
       {"--max-batch --memory-budget 1GiB --export-json x.json", "usage error: --export-json, --export-csv"},

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include <sys/stat.h>
+
 #include "cli_fixture.h"
 #include "measure/linear_fit.h"
 
@@ -139,6 +141,13 @@ TEST_F(Cli, ASweepIsRefusedBeforeAnyPointRunsWithTheLineThatSaysWhere) {
        "sweep point 1 of 1 (/train/batchsize=8): /train/batchsize: unknown key"},
       {"--sweep /train/epochs=1,2 --epochs 1",
        "/train/epochs (from --epochs): is swept and set by --epochs too"},
+      // A key inside one a flag sets is one rule with the same key.
+      {"--sweep /precision/modes/0=fp32,bf16 --modes fp16",
+       "/precision/modes/0 (from --modes): is swept and /precision/modes is set by --modes too: give one"},
+      // An index past a list's end is named, not the null the list would be padded with.
+      {"--sweep /data/synthetic/shape/9=3",
+       "/data/synthetic/shape/9: the list at /data/synthetic/shape has 3 element(s): index 9 is past its "
+       "end"},
       {"--sweep train/epochs=1", "the key must be a JSON pointer"},
       {"--sweep /train/epochs=1,1", "takes 1 twice"},
       {"--sweep /train/epochs=1 --sweep /train/epochs=2", "the key is swept twice"},
@@ -263,6 +272,16 @@ TEST_F(CliShards, MergeRefusesAForeignADuplicateAMissingAndAnUnfinishedPoint) {
     EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
     EXPECT_EQ(line_count(result.err), 1u) << result.err;
     EXPECT_FALSE(fs::exists(dir_ / "merged"));
+  }
+  // Something that is not a folder (a FIFO, a file) is named as such.
+  ASSERT_EQ(mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  for (const auto& not_folder : {dir_ / "fifo", one / "sweep.json"}) {
+    auto result = merge({one, not_folder});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find(not_folder.string() + " is not a folder: give each shard's sweep folder"),
+              std::string::npos)
+        << result.err;
+    EXPECT_EQ(line_count(result.err), 1u) << result.err;
   }
 }
 

@@ -52,6 +52,10 @@ TEST(MaxBatchLines, TheRatioToFp32sBatchSaysWhenTheDataBoundedOneOfThem) {
   report.budget_bytes = 64 << 20;
   EXPECT_EQ(ampbench::max_batch::max_batch_lines(report),
             std::vector<std::string>{"fp32: not even a batch of 1 fits 64.0 MiB"});
+  // A budget below a MiB is said in its own unit, never "0.0 MiB".
+  report.budget_bytes = 200 << 10;
+  EXPECT_EQ(ampbench::max_batch::max_batch_lines(report),
+            std::vector<std::string>{"fp32: not even a batch of 1 fits 200.0 KiB"});
 }
 
 class MaxBatchRun : public ampbench::testing::TempDirTest {

@@ -36,9 +36,17 @@ void read_experiment(const CliOptions& options, ExperimentInput& input, Override
   // The file's own values must hold, those a flag replaces too: a bad one would resurface without it.
   config::parse_experiment_config(request.config);
   overrides = apply_overrides(request.config, options);
+  // A flag and an axis that set the same value, or one inside the other's (--modes and
+  // /precision/modes/0), would leave one of them silently unused.
+  const auto within = [](const std::string& inner, const std::string& outer) {
+    return inner == outer || inner.starts_with(outer + "/");
+  };
   for (const auto& axis : input.axes) {
     for (const auto& [path, option] : overrides) {
-      if (axis.key == path) throw util::InputError(path, "is swept and set by " + option + " too: give one");
+      if (!within(axis.key, path) && !within(path, axis.key)) continue;
+      throw util::InputError(
+          axis.key, axis.key == path ? "is swept and set by " + option + " too: give one"
+                                     : "is swept and " + path + " is set by " + option + " too: give one");
     }
   }
 }

@@ -1,6 +1,9 @@
 #include "cli/merge_command.h"
 
+#include <filesystem>
 #include <iostream>
+#include <string>
+#include <system_error>
 
 #include "app/exit_codes.h"
 #include "sweep/sweep_render.h"
@@ -15,7 +18,14 @@ MergeCommand::MergeCommand(CLI::App& app) {
       "different sweeps or experiments, a point run twice or not finished, and points no folder ran");
   command_->add_option("FOLDERS", request_.folders, "every shard's sweep folder")
       ->required()
-      ->check(CLI::ExistingDirectory);
+      ->check(CLI::Validator(
+          [](std::string& path) -> std::string {
+            std::error_code error;
+            if (std::filesystem::is_directory(path, error)) return "";
+            if (!std::filesystem::exists(path, error)) return "no folder " + util::printable(path, 200);
+            return util::printable(path, 200) + " is not a folder: give each shard's sweep folder";
+          },
+          "FOLDER"));
   command_->add_option("--out", request_.out_dir, "folder for the merged sweep folder (default results)");
   command_->add_flag(
       "--force", request_.force,

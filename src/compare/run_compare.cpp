@@ -2,6 +2,7 @@
 
 #include "compare/compare_render.h"
 #include "util/bounded_file.h"
+#include "util/json_reader.h"
 #include "util/output_files.h"
 
 namespace ampbench::compare {
@@ -10,11 +11,7 @@ namespace {
 
 nlohmann::json read_report(const std::string& path) {
   const auto text = util::read_bounded_file(path, util::kMaxReportBytes, "report");
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception&) {
-    throw util::InputError(path, "not a JSON file");
-  }
+  return util::parse_json_file(text, path);
 }
 
 void check_outputs(const CompareRequest& request) {

@@ -106,21 +106,8 @@ void check_fits(const ExperimentConfig& config, int64_t train_samples) {
 
 nlohmann::json read_config_file(const std::filesystem::path& path) {
   const auto text = util::read_bounded_file(path, util::kMaxConfigBytes, "config");
-  try {
-    return util::parse_json_strictly(text);
-  } catch (const nlohmann::json::exception& e) {
-    // Syntax errors, but also numbers too large for a double (out_of_range: found by fuzzing).
-    // nlohmann prefixes "[json.exception.parse_error.101] "; the rest names what and where.
-    std::string message = e.what();
-    // The parser quotes what it last read, which may be any bytes: keep the line printable.
-    for (char& c : message) {
-      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
-    }
-    auto bracket = message.find("] ");
-    throw InputError(
-        path.string(),
-        "invalid JSON: " + (bracket == std::string::npos ? message : message.substr(bracket + 2)));
-  }
+  // Syntax errors, but also numbers too large for a double (out_of_range: found by fuzzing).
+  return util::parse_json_file(text, path.string());
 }
 
 nlohmann::json to_json(const ExperimentConfig& c) {

@@ -1,5 +1,6 @@
 #include "max_batch/max_batch_render.h"
 
+#include "measure/host_memory.h"
 #include "util/csv_cells.h"
 #include "util/csv_table.h"
 #include "util/text_table.h"
@@ -69,9 +70,8 @@ util::TextRows table_of(const MaxBatchReport& report) {
 }
 
 std::string budget_line(const MaxBatchReport& report) {
-  return "largest batch per mode within " +
-         util::format_number("%.1f", static_cast<double>(report.budget_bytes) / (1024.0 * 1024.0)) +
-         " MiB (" + report.budget_source + ") on " + report.device + "; the data allows batches up to " +
+  return "largest batch per mode within " + measure::human_bytes(double(report.budget_bytes)) + " (" +
+         report.budget_source + ") on " + report.device + "; the data allows batches up to " +
          std::to_string(report.batch_limit) + "\n";
 }
 

@@ -1,14 +1,11 @@
 #include "max_batch/max_batch_report.h"
 
+#include "measure/host_memory.h"
 #include "util/text_table.h"
 
 namespace ampbench::max_batch {
 
 namespace {
-
-std::string mib_text(int64_t bytes) {
-  return util::format_number("%.1f", static_cast<double>(bytes) / (1024.0 * 1024.0)) + " MiB";
-}
 
 std::string rate_text(const report::SummaryFigures& f) {
   std::string text = util::format_number("%.1f", *f.samples_per_second) + " samples/s";
@@ -22,7 +19,8 @@ bool measured(const MaxBatchMode& m) { return m.figures && m.figures->samples_pe
 
 std::string bound_line(const MaxBatchReport& report, const MaxBatchMode& m) {
   const auto mode = std::string(amp::to_string(m.mode));
-  if (m.search.largest == 0) return mode + ": not even a batch of 1 fits " + mib_text(report.budget_bytes);
+  if (m.search.largest == 0)
+    return mode + ": not even a batch of 1 fits " + measure::human_bytes(double(report.budget_bytes));
   const auto batch = std::to_string(m.search.largest);
   if (m.search.reached_limit)
     return mode + ": batch " + batch + " fits, the largest the data allows (" +

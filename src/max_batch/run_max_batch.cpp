@@ -7,6 +7,7 @@
 
 #include "config/resolve.h"
 #include "max_batch/max_batch_render.h"
+#include "measure/host_memory.h"
 #include "measure/memory_budget.h"
 #include "train/experiment.h"
 #include "train/stop_request.h"
@@ -15,11 +16,6 @@
 namespace ampbench::max_batch {
 
 namespace {
-
-std::string mib(int64_t bytes) {
-  if (bytes < (1 << 20)) return std::to_string(bytes) + " bytes";
-  return std::to_string(bytes >> 20) + " MiB";
-}
 
 // The budget in bytes, refused where it cannot be had or cannot hold the run before it trains.
 int64_t checked_budget(const torch::Device& device, std::optional<int64_t> requested) {
@@ -45,11 +41,12 @@ std::vector<MaxBatchMode> search_modes(train::Experiment& experiment, int64_t li
       try {
         fit = experiment.fit_batch(mode, batch);
       } catch (const std::runtime_error& e) {
-        throw util::InputError("--memory-budget",
-                               mib(budget) + " cannot hold the run before it trains: " + e.what());
+        throw util::InputError("--memory-budget", measure::human_bytes(double(budget)) +
+                                                      " cannot hold the run before it trains: " + e.what());
       }
       spdlog::info("{} batch {}: {} (peak {} of {})", amp::to_string(mode), batch,
-                   fit.fits ? "fits" : "out of memory", mib(fit.peak_bytes), mib(budget));
+                   fit.fits ? "fits" : "out of memory", measure::human_bytes(double(fit.peak_bytes)),
+                   measure::human_bytes(double(budget)));
       if (fit.fits) peaks[batch] = fit.peak_bytes;
       return fit.fits;
     };

@@ -16,12 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 nlohmann::json read_json(const fs::path& path) {
-  const auto text = util::read_bounded_file(path, util::kMaxReportBytes, "a report");
-  try {
-    return util::parse_json_strictly(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw util::InputError(path.string(), std::string("is not JSON: ") + e.what());
-  }
+  const auto text = util::read_bounded_file(path, util::kMaxReportBytes, "report");
+  return util::parse_json_file(text, path.string());
 }
 
 // A point that ran, with the folder its run wrote and the report it wrote there.

@@ -1,6 +1,8 @@
 #include "sweep/sweep_config.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "util/input_error.h"
 #include "util/json_reader.h"
@@ -43,7 +45,40 @@ void check_axis(const SweepAxis& axis, const std::string& where) {
   }
 }
 
+// The key's tokens, root first.
+std::vector<std::string> tokens_of(nlohmann::json::json_pointer pointer) {
+  std::vector<std::string> tokens;
+  for (; !pointer.empty(); pointer = pointer.parent_pointer()) tokens.insert(tokens.begin(), pointer.back());
+  return tokens;
+}
+
+// An index past a list's end would pad the list with nulls, and the config parser would then name a null
+// the user never wrote: refused at the key, saying how long the list is.
+void check_within_lists(const nlohmann::json& doc, const std::string& key) {
+  const nlohmann::json* node = &doc;
+  std::string at;
+  for (const auto& token : tokens_of(nlohmann::json::json_pointer(key))) {
+    if (node->is_object() && node->contains(token)) {
+      node = &(*node)[token];
+    } else if (node->is_array() && !token.empty() && token != "-" &&
+               std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      const auto size = node->size();
+      if (token.size() > 9 || std::stoul(token) > size)
+        throw util::InputError(key, "the list at " + (at.empty() ? "/" : at) + " has " +
+                                        std::to_string(size) + " element(s): index " + token +
+                                        " is past its end (give 0 to " + std::to_string(size) + ", " +
+                                        std::to_string(size) + " appending)");
+      if (std::stoul(token) == size) return;
+      node = &(*node)[std::stoul(token)];
+    } else {
+      return;
+    }
+    at += "/" + token;
+  }
+}
+
 nlohmann::json with_value(nlohmann::json doc, const std::string& key, const nlohmann::json& value) {
+  check_within_lists(doc, key);
   try {
     doc[nlohmann::json::json_pointer(key)] = value;
   } catch (const nlohmann::json::exception&) {

@@ -145,6 +145,22 @@ nlohmann::json parse_json_strictly(const std::string& text) {
   return nlohmann::json::parse(text);
 }
 
+nlohmann::json parse_json_file(const std::string& text, const std::string& path) {
+  try {
+    return parse_json_strictly(text);
+  } catch (const nlohmann::json::exception& e) {
+    std::string message = e.what();
+    // The parser quotes what it last read, which may be any bytes: keep the line printable.
+    for (char& c : message) {
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+    }
+    // nlohmann prefixes "[json.exception.parse_error.101] "; the rest names what and where.
+    const auto bracket = message.find("] ");
+    throw InputError(
+        path, "invalid JSON: " + (bracket == std::string::npos ? message : message.substr(bracket + 2)));
+  }
+}
+
 std::string describe_json(const nlohmann::json& value) {
   if (value.is_object()) return "an object";
   if (value.is_array()) return "an array";

@@ -60,6 +60,9 @@ class ObjectReader {
 // (JSON readers differ on which one counts, and one would be silently ignored): throws InputError
 // naming the key's JSON pointer. Syntax errors throw nlohmann::json::parse_error as parse() does.
 nlohmann::json parse_json_strictly(const std::string& text);
+// A file's JSON text (config, report) parsed strictly; a syntax error, or a number too large for a double,
+// throws InputError(path, "invalid JSON: " and what and where, at line L, column C), kept printable.
+nlohmann::json parse_json_file(const std::string& text, const std::string& path);
 
 // A short rendering of a JSON value for error messages ("-3", "\"abc\"", "an object").
 std::string describe_json(const nlohmann::json& value);
