@@ -3,6 +3,9 @@
 #include <ATen/ScalarOps.h>
 #include <ATen/core/jit_type.h>
 
+#include <limits>
+#include <vector>
+
 #include "models/export_enums.h"
 #include "util/input_error.h"
 
@@ -57,6 +60,24 @@ c10::IValue as_schema_wants(c10::IValue value, const c10::Argument& schema_argum
   return at::native::wrapped_scalar_tensor(value.toScalar());
 }
 
+// A float as torch.export's serializer writes it: a JSON number, or for the values JSON has no number for,
+// the strings "Infinity", "-Infinity" and "NaN" (a causal mask's masked_fill(-inf)).
+double float_of(const json& value) {
+  if (value.is_number()) return value.get<double>();
+  if (value == "Infinity") return std::numeric_limits<double>::infinity();
+  if (value == "-Infinity") return -std::numeric_limits<double>::infinity();
+  if (value == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  throw InputError("has a float " + value.dump() +
+                   " that is neither a number nor Infinity, -Infinity or NaN");
+}
+
+std::vector<double> floats_of(const json& values) {
+  if (!values.is_array()) throw InputError("has a list of floats " + values.dump() + " that is not a list");
+  std::vector<double> out;
+  for (const auto& value : values) out.push_back(float_of(value));
+  return out;
+}
+
 // A union member that names a value or holds a constant: {"as_name": ...} or {"as_int"/"as_bool"/...}.
 BoundElement element_of(const json& member, const std::function<Slot(const std::string&)>& slot_of) {
   if (member.contains("as_name")) return {slot_of(member.at("as_name").get<std::string>()), {}};
@@ -65,7 +86,7 @@ BoundElement element_of(const json& member, const std::function<Slot(const std::
   if (member.contains("as_tensor"))
     return {slot_of(member.at("as_tensor").at("name").get<std::string>()), {}};
   if (member.contains("as_int")) return {-1, member.at("as_int").get<int64_t>()};
-  if (member.contains("as_float")) return {-1, member.at("as_float").get<double>()};
+  if (member.contains("as_float")) return {-1, float_of(member.at("as_float"))};
   if (member.contains("as_bool")) return {-1, member.at("as_bool").get<bool>()};
   if (member.contains("as_none")) return {-1, c10::IValue()};
   throw InputError("has a list element " + member.dump() + " that ampbench cannot read");
@@ -102,8 +123,8 @@ std::optional<c10::IValue> constant_of(const std::string& kind, const json& valu
     return c10::IValue(std::vector<double>(ints.begin(), ints.end()));
   }
   if (kind == "as_ints") return c10::IValue(value.get<std::vector<int64_t>>());
-  if (kind == "as_float") return value.get<double>();
-  if (kind == "as_floats") return c10::IValue(value.get<std::vector<double>>());
+  if (kind == "as_float") return float_of(value);
+  if (kind == "as_floats") return c10::IValue(floats_of(value));
   if (kind == "as_bool") return value.get<bool>();
   if (kind == "as_bools") return c10::IValue(list_from<bool>(value));
   if (kind == "as_string") return value.get<std::string>();

@@ -179,6 +179,8 @@ GraphNode ExportGraph::compile_node(const json& serialized) {
     bind_outputs(node, serialized.at("outputs"), returns);
   } catch (const InputError& e) {
     throw InputError(node_label(node) + ": " + e.problem());
+  } catch (const json::exception& e) {
+    throw InputError(node_label(node) + ": is not as torch.export writes it: " + std::string(e.what()));
   }
   return node;
 }
@@ -199,6 +201,9 @@ void ExportGraph::bind_op_arguments(GraphNode& node, const json& inputs) {
                                                     : bind_argument(*found->second, argument, slot));
     } catch (const InputError& e) {
       throw InputError("argument \"" + argument.name() + "\" " + e.problem());
+    } catch (const json::exception& e) {
+      throw InputError("argument \"" + argument.name() +
+                       "\" is not as torch.export writes it: " + std::string(e.what()));
     }
     if (found != given.end()) given.erase(found);
   }

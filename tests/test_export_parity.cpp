@@ -188,6 +188,11 @@ TEST_F(ExportParity, ADynamicSequenceLengthIsCountedAtTheRunsLength) {
   expect_flops(InputSpec{{32}, 96, true}, "flops_long");  // twice export_oracle.py's CONTEXT
 }
 
+// A causal mask written as masked_fill(-inf): torch.export stores the value as the string "-Infinity".
+TEST_F(ExportParity, ACausalMaskOfMinusInfinityIsReadAndTrainsAsItsModuleDoes) {
+  expect_parity("causal-mask", kTokens);
+}
+
 // A linear layer whose weight weight_norm computes each forward trains as its module does; in the fp8 modes
 // it is one layer with one record over many steps, which holds no weight: the memory held stays flat.
 TEST_F(ExportParity, AWeightNormedLinearTrainsAsItsModuleDoesAndKeepsOneFloat8RecordInFp8) {

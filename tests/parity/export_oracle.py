@@ -9,7 +9,7 @@ Usage: export_oracle.py MODEL OUT_DIR
   native_dropout with its `bool? train`), weight-norm (a linear layer whose weight weight_norm computes
   each forward, 16 classes so that the fp8 modes take its products), tconv (a decoder's transposed
   convolution), dynamic-seq (token ids to next-token logits through a plain attention, exported with its
-  sequence length dynamic)
+  sequence length dynamic), causal-mask (that attention masked with masked_fill(-inf))
 
 Writes OUT_DIR/model.pt2 and OUT_DIR/oracle.pt: the batches ("x", "y"), the SGD settings ("hyper": lr,
 momentum, weight decay), the first batch's logits from the initial weights in each mode, in train()
@@ -83,6 +83,17 @@ class DynamicSeq(nn.Module):
         return self.head(torch.matmul(scores.softmax(-1), v))
 
 
+class CausalMask(DynamicSeq):
+    """DynamicSeq's attention made causal by hand: the scores above the diagonal filled with -inf, which
+    torch.export writes as the string "-Infinity"."""
+
+    def forward(self, ids):
+        q, k, v = self.qkv(self.embed(ids)).chunk(3, dim=-1)
+        scores = torch.matmul(q, k.transpose(-2, -1)) / 32 ** 0.5
+        future = torch.ones(ids.size(1), ids.size(1), dtype=torch.bool, device=ids.device).triu(1)
+        return self.head(torch.matmul(scores.masked_fill(future, float("-inf")).softmax(-1), v))
+
+
 def train_mode(model):
     model.train()
     for module in getattr(model, "frozen", []):
@@ -104,6 +115,8 @@ def make(name, script):
                              nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 10)), (3, 8, 8)
     if name == "dynamic-seq":
         return DynamicSeq(), None
+    if name == "causal-mask":
+        return CausalMask(), None
     if name == "weight-norm":
         return nn.Sequential(nn.Flatten(), nn.utils.parametrizations.weight_norm(nn.Linear(192, 64)), nn.ReLU(),
                              nn.Linear(64, 16)), (3, 8, 8)
