@@ -286,3 +286,18 @@ TEST(Warnings, ANumericsPassThatFoundNoModeToObserveSaysSo) {
   r.context.numerics_requested = false;
   EXPECT_TRUE(of_kind(find_warnings(r), WarningKind::numerics_unmeasured).empty());
 }
+
+TEST(Warnings, AOneEpochRunSaysItsSpeedFiguresComeFromEpochOne) {
+  RunReport r;
+  r.context.environment.build_type = "Release";
+  ampbench::train::TrialRecord trial;
+  trial.mode = PrecisionMode::fp32;
+  trial.warmup_steps_excluded = 2;
+  trial.epochs.resize(1);
+  r.measured.trials.push_back(trial);
+  const auto warned = of_kind(find_warnings(r), WarningKind::first_epoch_only);
+  ASSERT_EQ(warned.size(), 1u);
+  EXPECT_NE(warned[0].message.find("after 2 warm-up step(s)"), std::string::npos) << warned[0].message;
+  r.measured.trials[0].epochs.resize(2);  // epoch 1 is then left out
+  EXPECT_TRUE(of_kind(find_warnings(r), WarningKind::first_epoch_only).empty());
+}

@@ -71,6 +71,8 @@ const std::vector<WarningKindRow>& warning_kinds() {
        "the fused optimizer kernel failed its check on bf16 weights: they were stepped through fp32 copies"},
       {K::numerics_unmeasured, "numerics_unmeasured",
        "the numerics pass was asked for and no mode it observes was run: nothing was measured"},
+      {K::first_epoch_only, "first_epoch_only",
+       "a one-epoch run: every speed figure comes from epoch 1, which the warm-up's costs may still be in"},
   };
   return rows;
 }

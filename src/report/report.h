@@ -152,6 +152,7 @@ enum class WarningKind {
   pass_failed,
   optimizer_fallback,
   numerics_unmeasured,
+  first_epoch_only,
 };
 struct WarningKindRow {
   WarningKind kind;

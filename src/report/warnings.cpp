@@ -124,6 +124,22 @@ void numerics_unmeasured(const RunReport& report, std::vector<Warning>& out) {
        "add a 16-bit, float8 or block-scaled mode to --modes (fp16, bf16, bf16-pure, fp8, mxfp8, ...)"});
 }
 
+// A one-epoch run compares epoch 1 alone: past its warm-up steps it may still pay for first calls (kernel
+// choice, the allocator growing), and a speed-up read from it can be many times the steady one.
+void first_epoch_only(const RunReport& report, std::vector<Warning>& out) {
+  const bool one_epoch = std::any_of(
+      report.measured.trials.begin(), report.measured.trials.end(),
+      [](const train::TrialRecord& t) { return t.status == train::TrialStatus::ok && t.epochs.size() == 1; });
+  if (!one_epoch) return;
+  out.push_back(
+      {WarningKind::first_epoch_only, std::nullopt,
+       "every trial ran one epoch: its speed figures come from epoch 1 after " +
+           std::to_string(report.measured.trials.front().warmup_steps_excluded) +
+           " warm-up step(s), which may still hold first calls' costs (kernel choice, the allocator "
+           "growing)",
+       "run 2 or more epochs: the speed figures then leave epoch 1 out"});
+}
+
 void scale_collapses(const RunReport& report, std::vector<Warning>& out) {
   for (const auto& t : report.measured.trials) {
     const auto& trace = t.loss_scale_trace;
@@ -429,6 +445,7 @@ std::vector<Warning> find_warnings(const RunReport& report) {
   never_stepped(report, out);
   optimizer_fallbacks(report, out);
   numerics_unmeasured(report, out);
+  first_epoch_only(report, out);
   unfinished_trials(report, out);
   few_repeats(report, out);
   no_noise_floor(report, out);
