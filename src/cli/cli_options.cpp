@@ -31,10 +31,11 @@ namespace {
 
 // Options for tests of ampbench itself, listed apart from the user-facing ones.
 void add_debug_options(CLI::App& app, CliOptions& options) {
-  app.add_option("--inject-fault", options.inject_fault,
-                 "testing: plant a fault, KIND:MODE:STEP[:TRIAL] with KIND "
-                 "nan|flaky|overflow|nangrad|oom|error|sigint|sigterm|sighup|sigquit|sigstop|slow|fp8scale "
-                 "(e.g. nan:bf16:5)")
+  app.add_option(
+         "--inject-fault", options.inject_fault,
+         "testing: plant a fault, KIND:MODE:STEP[:TRIAL] with KIND "
+         "nan|flaky|overflow|nangrad|oom|error|exception|sigint|sigterm|sighup|sigquit|sigstop|slow|fp8scale "
+         "(e.g. nan:bf16:5)")
       ->group("Debug")
       ->check(CLI::Validator(
           [](std::string& spec) {

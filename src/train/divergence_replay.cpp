@@ -9,6 +9,7 @@
 #include "data/batch_order.h"
 #include "numerics/phase.h"
 #include "train/evaluation.h"
+#include "train/pass_context.h"
 #include "train/planted_faults.h"
 #include "train/training_step.h"
 
@@ -187,9 +188,8 @@ DivergenceDiagnosis diagnose_divergence(const DivergenceTarget& target, const Re
     }
     if (!steps.empty() || observe_validation) observe(target, setup, steps, observe_validation, out);
     if (!target.loss_step && !target.validation_epoch) judge_skips(out);
-  } catch (const c10::Error& e) {
-    const std::string message = e.what_without_backtrace();
-    out.failure = message.substr(0, message.find('\n'));
+  } catch (const std::exception& e) {
+    out.failure = error_line(e);
   }
   return out;
 }

@@ -21,8 +21,8 @@ struct ExperimentResult {
   // precision.fidelity_seeds > 1: each runnable mode trained from the run's seed + 1, + 2, ... (for the
   // fidelity verdict; the run's own seed is the timed trials'), by seed, then mode.
   std::vector<TrialRecord> fidelity_trials;
-  std::vector<UpdateAudit> update_audits;        // the pure bf16 modes' lost-update audits, in order
-  std::vector<NumericsRecord> numerics;          // with "numerics": the 16-bit modes' numerics passes, in order
+  std::vector<UpdateAudit> update_audits;  // the pure bf16 modes' lost-update audits, in order
+  std::vector<NumericsRecord> numerics;    // with "numerics": the 16-bit modes' numerics passes, in order
   std::vector<profile::ProfileRecord> profiles;  // the profiled pass, per runnable mode in order
   std::map<amp::PrecisionMode, amp::ModeCaveat> mode_caveats;  // runs, but the reader should know (per mode)
   std::map<amp::PrecisionMode, double> grad_cosine_vs_fp32;    // modes whose first gradient was finite

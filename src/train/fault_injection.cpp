@@ -36,6 +36,8 @@ std::optional<FaultInjection> parse_fault_injection(std::string_view spec) {
     fault.kind = FaultInjection::Kind::oom;
   } else if (kind == "error") {
     fault.kind = FaultInjection::Kind::error;
+  } else if (kind == "exception") {
+    fault.kind = FaultInjection::Kind::exception;
   } else if (auto signal = StopRequest::signal_named(kind)) {
     fault.kind = FaultInjection::Kind::stop_signal;
     fault.signal = *signal;

@@ -19,6 +19,7 @@ struct FaultInjection {
     nan_gradient,
     oom,
     error,
+    exception,
     stop_signal,
     sigstop,
     slow,
@@ -37,6 +38,7 @@ struct FaultInjection {
 // overflows fp16), "nangrad:bf16:3" (a square root of a zero that depends on the last weight matrix joins the
 // loss times 0: the loss keeps its value and the square root's backward divides 0 by 0), "oom:fp16:3" (an
 // out-of-memory error is raised), "error:fp16:2" (any other error, as a failing kernel raises it),
+// "exception:fp16:2" (an exception that is not LibTorch's, as oneDNN's dnnl::error or a library's own),
 // "sigint:fp32:2" (the signal is raised; also sigterm, sighup, sigquit), "sigstop:fp32:2" (the process stops
 // itself there until it is sent SIGCONT: a known point for a test to act on a run), "slow:fp16:1" (that step
 // and every later one of the mode take kSlowStepSeconds longer: a planted slow mode), "fp8scale:fp8:1" (from

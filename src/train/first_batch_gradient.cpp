@@ -105,9 +105,8 @@ void measure_first_gradients(const PassContext& context, const std::vector<amp::
     try {
       return first_batch_gradient(mode, *context.fresh_model(mode), context.trainer.options(),
                                   context.dataset, context.device);
-    } catch (const c10::Error& e) {
-      spdlog::warn("{}: no first-batch gradient: {}", amp::to_string(mode),
-                   first_line(e.what_without_backtrace()));
+    } catch (const std::exception& e) {  // any kind: a mode the device cannot run is that mode's loss
+      spdlog::warn("{}: no first-batch gradient: {}", amp::to_string(mode), error_line(e));
       return std::nullopt;
     }
   };

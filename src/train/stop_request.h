@@ -27,8 +27,8 @@ class StopRequest {
   static void reset();
 };
 
-// What an untimed pass (an audit, the numerics pass, a divergence replay) throws at its next step after a stop
-// request, so that it ends there rather than at its end: "stopped by SIGTERM before step 5 of 8".
+// What an untimed pass (an audit, the numerics pass, a divergence replay) throws at its next step after a
+// stop request, so that it ends there rather than at its end: "stopped by SIGTERM before step 5 of 8".
 class PassStopped : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -36,6 +36,8 @@ torch::Tensor inject(const FaultInjection& fault, const torch::Tensor& loss, int
       TORCH_CHECK_WITH(OutOfMemoryError, false, "injected out-of-memory error at step ", step);
     case FaultInjection::Kind::error:
       TORCH_CHECK(false, "injected error at step ", step);
+    case FaultInjection::Kind::exception:
+      throw std::runtime_error("injected exception at step " + std::to_string(step));
     case FaultInjection::Kind::stop_signal:
       std::raise(fault.signal);
       break;

@@ -11,15 +11,17 @@ namespace ampbench::train {
 namespace {
 
 // Any error (a size that does not fit, a kernel that fails, a CUDA error) loses the trial, not the run.
-void mark_lost(TrialRecord& record, const c10::Error& e, int64_t batch_size) {
-  if (is_out_of_memory(e)) {
+// Any exception, LibTorch's or not (oneDNN's dnnl::error, a library's own), is the trial's loss alone.
+void mark_lost(TrialRecord& record, const std::exception& e, int64_t batch_size) {
+  const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
+  const bool host_memory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
+  if ((c10_error && is_out_of_memory(*c10_error)) || host_memory) {
     record.status = TrialStatus::oom;
-    record.detail = "out of memory at batch size " + std::to_string(batch_size) + ": " +
-                    first_line(e.what_without_backtrace());
+    record.detail = "out of memory at batch size " + std::to_string(batch_size) + ": " + error_line(e);
     spdlog::warn("{}: {}", amp::to_string(record.mode), *record.detail);
   } else {
     record.status = TrialStatus::failed;
-    record.detail = first_line(e.what_without_backtrace());
+    record.detail = error_line(e);
     spdlog::error("{}: {}", amp::to_string(record.mode), *record.detail);
   }
 }
@@ -83,7 +85,7 @@ void train_trial(TrialRecord& record, const ModelState& initial, const Trainer& 
       record.initial_weights_checksum = checksum(state_tensors(*model));
       amp::cast_to_weight_dtype(*model, mode);
       trainer.run(mode, *model, record, &context.probe, context.progress);
-    } catch (const c10::Error& e) {
+    } catch (const std::exception& e) {
       mark_lost(record, e, context.config.train.batch_size);
     }
   }

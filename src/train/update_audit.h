@@ -24,9 +24,9 @@ struct ExperimentResult;
 // the stored weights took.
 struct UpdateAudit {
   amp::PrecisionMode mode = amp::PrecisionMode::bf16_pure;
-  std::vector<int64_t> steps;          // the sampled optimizer steps, 1-based over the trial
-  std::vector<int64_t> moved, lost;    // per sampled step
-  std::vector<double> wanted, taken;   // per sampled step
+  std::vector<int64_t> steps;         // the sampled optimizer steps, 1-based over the trial
+  std::vector<int64_t> moved, lost;   // per sampled step
+  std::vector<double> wanted, taken;  // per sampled step
   // The trial diverged here (its loss, or a count of its update, no longer finite): the audit stopped there,
   // its figures the sampled steps before it.
   std::optional<int64_t> diverged_at_step;
