@@ -209,4 +209,19 @@ TEST(ExportFlops, OpsThatCannotBeCountedAreNamed) {
   EXPECT_DOUBLE_EQ(flops.forward, 0);
 }
 
+// An LSTM, a GRU or a plain RNN is one op whose products are not counted: each is named, whatever overload.
+TEST(ExportFlops, ARecurrentLayerIsNamedAsUncounted) {
+  Graph g;
+  g.input("x").shape("x", {4, 8, 16}).shape("out", {4, 8, 32});
+  for (const auto* target :
+       {"torch.ops.aten.lstm.input", "torch.ops.aten.gru.input", "torch.ops.aten.rnn_tanh.input"})
+    g.node(target, {{"input", tensor("x")}}, {tensor("out")});
+  const auto flops = count_graph_flops(g.graph(), {}, {});
+  const std::string why = ": a recurrent layer's gate products, every time step, are not counted";
+  EXPECT_EQ(flops.uncounted, (std::vector<std::string>{"node \"out\" (aten.lstm.input)" + why,
+                                                       "node \"out\" (aten.gru.input)" + why,
+                                                       "node \"out\" (aten.rnn_tanh.input)" + why}));
+  EXPECT_DOUBLE_EQ(flops.forward, 0);
+}
+
 }  // namespace
