@@ -9,6 +9,7 @@
 #include "data/dataset.h"
 #include "measure/cpu_tracking_allocator.h"
 #include "models/registry.h"
+#include "train/first_batch_gradient.h"
 #include "train/training_step.h"
 
 #include "cli_fixture.h"
@@ -174,6 +175,23 @@ TEST_F(ExportParity, AFrozenBatchNormAndDropoutStayInEvaluationWhileTheModelTrai
 // draws in train(), and is off in eval().
 TEST_F(ExportParity, ACoreAtenDropoutIsOnInTrainingAndOffInEvaluation) {
   expect_parity("dropout-core", kImages);
+  if (IsSkipped() || HasFailure()) return;
+  // The first-batch gradient cosine compares one computation: each mode draws the same masks, so bf16's
+  // cosine against fp32 is eager PyTorch's with the same masks (their draws differ from ours, not between
+  // modes), not that of two different masks.
+  ampbench::data::Dataset data;
+  data.train_inputs = data.val_inputs = oracle("x")[0];
+  data.train_labels = data.val_labels = oracle("y")[0];
+  ampbench::train::TrainerOptions options;
+  options.train.batch_size = data.train_inputs.size(0);
+  using ampbench::amp::PrecisionMode;
+  const auto gradient = [&](PrecisionMode mode) {
+    return ampbench::train::first_batch_gradient(mode, *build(kImages), options, data, torch::kCPU).value();
+  };
+  const auto cosine =
+      ampbench::train::gradient_cosine(gradient(PrecisionMode::fp32), gradient(PrecisionMode::bf16));
+  ASSERT_TRUE(cosine);
+  EXPECT_NEAR(*cosine, oracle("cosine/bf16").item<double>(), 1e-3);
 }
 
 // A decoder's transposed convolution: trained as its module is, its FLOPs counted on its input's size.

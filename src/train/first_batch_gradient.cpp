@@ -58,6 +58,9 @@ std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, model
   // times: a gradient that is inf at every scale has no fp16 value).
   for (int attempt = 0;; ++attempt) {
     holder.zero_grad();
+    // Every mode and attempt draws the same random numbers (dropout's masks, anything random in an exported
+    // graph): the cosine between modes then compares one computation in two precisions.
+    torch::manual_seed(options.seed);
     torch::Tensor loss;
     {
       amp::AutocastScope autocast(device.type(), amp::autocast_dtype(mode));

@@ -15,7 +15,8 @@ namespace ampbench::train {
 // The gradient of the first training batch's loss at the initial weights, computed as `mode` trains
 // (autocast forward + loss; for fp16, the loss scaled and the gradients unscaled by the GradScaler, its
 // scale backed off from the initial one until they are finite), flattened into one fp32 vector in host
-// memory. nullopt when a gradient stays inf/NaN. Untimed: it runs before the trials.
+// memory. nullopt when a gradient stays inf/NaN. The random generators are seeded with the options' seed
+// first, so that every mode draws the same dropout masks. Untimed: it runs before the trials.
 std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, models::Network& model,
                                                   const TrainerOptions& options, const data::Dataset& dataset,
                                                   const torch::Device& device);

@@ -20,7 +20,8 @@ the weights the archive holds. The random draws start from SEED before each logi
 run, so a dropout model draws the masks ampbench's run draws after the same seed. For the models without
 scaled_dot_product_attention (whose CPU kernel torch.utils.flop_counter does not count), "flops": the matrix
 FLOPs of one sample's fp32 training step as flop_counter counts them (forward and backward), and for
-dynamic-seq "flops_long" at twice the exported sequence length.
+dynamic-seq "flops_long" at twice the exported sequence length; for dropout-core, "cosine/bf16": the first batch's
+bf16 gradient against fp32's, both from the same random draws (the same masks).
 """
 import copy
 import importlib.util
@@ -198,6 +199,19 @@ def step_flops(model, shape, length=CONTEXT):
     return counter.get_total_flops() / 2
 
 
+def bf16_gradient_cosine(model, x, y):
+    """The first batch's gradient in bf16 against fp32's, each drawn from SEED: the same dropout masks."""
+    gradients = []
+    for dtype in (None, torch.bfloat16):
+        torch.manual_seed(SEED)
+        model.zero_grad()
+        with torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None):
+            loss = loss_of(model(x), y)
+        loss.backward()
+        gradients.append(torch.cat([p.grad.flatten() for p in model.parameters()]).double())
+    return F.cosine_similarity(gradients[0], gradients[1], dim=0)
+
+
 def logits(model, x, mode):
     with torch.no_grad(), torch.autocast("cpu", dtype=MODES[mode] or torch.bfloat16, enabled=mode != "fp32"):
         torch.manual_seed(SEED)
@@ -236,6 +250,9 @@ def main():
         saved[f"losses/{mode}"] = losses
         if mode == "fp32":
             saved.update({f"grad/{k}": v for k, v in first.items()})
+    if name == "dropout-core":
+        trained.load_state_dict(initial)  # the program's module: always in train(), dropout on
+        saved["cosine/bf16"] = bf16_gradient_cosine(trained, x[0], y[0])
     torch.save(saved, f"{out}/oracle.pt")
 
 
