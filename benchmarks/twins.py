@@ -1,4 +1,4 @@
-"""ampbench's reference models as PyTorch modules, to export: scripts/peer_pytorch.py's (ampbench's models
+"""ampbench's reference models as PyTorch modules, to export: scripts/peer_models.py's (ampbench's models
 layer for layer, with the same parameter names) at the sizes of the native configs beside this file, so
 that an exported program, the native model it is benchmarked against and the eager module the Python peer
 trains are one model.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "scripts"))
-from peer_pytorch import build_model  # noqa: E402  (after the path that finds it)
+from peer_models import build_model  # noqa: E402  (after the path that finds it)
 
 
 def twin(native_config):
