@@ -128,3 +128,20 @@ TEST(ExitCodes, AFailedUntimedPassExitsOneAndAStoppedOneIsTheStops) {
   EXPECT_EQ(app::exit_code_for(stopped), 130);
   EXPECT_TRUE(app::failure_lines(stopped).empty());
 }
+
+// A divergence replay that failed leaves its trial's diagnosis missing: a runtime failure (1) with its line;
+// one that a stop ended is the stop's (130), and not a failure line.
+TEST(ExitCodes, AFailedDivergenceReplayExitsOneAndAStoppedOneIsTheStops) {
+  auto o = outcome_with({});
+  auto diverged = trial(TrialStatus::diverged);
+  diverged.divergence.emplace();
+  diverged.divergence->failure = "out of memory";
+  o.report.measured.trials.push_back(diverged);
+  EXPECT_EQ(app::exit_code_for(o), 1);
+  EXPECT_EQ(app::failure_lines(o),
+            std::vector<std::string>{"fp32 trial 1: divergence replay failed: out of memory"});
+  o.report.measured.trials.back().divergence->failure = "stopped by SIGTERM before step 3 of 12";
+  o.report.measured.stopped_by = "SIGTERM";
+  EXPECT_EQ(app::exit_code_for(o), 130);
+  EXPECT_TRUE(app::failure_lines(o).empty());
+}

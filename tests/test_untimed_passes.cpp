@@ -1,6 +1,6 @@
-// The untimed passes (the lost-update audit, the numerics pass) end at the next step after a stop request,
-// saying where; an audit ends where its trial diverged, its figures finite; and the numerics pass sizes a
-// pure bf16 update by the optimizer's fp32 update, not by what the bf16 weight kept of it.
+// The untimed passes (the lost-update audit, the numerics pass, a divergence replay) end at the next step
+// after a stop request, saying where; an audit ends where its trial diverged, its figures finite; and the
+// numerics pass sizes a pure bf16 update by the optimizer's fp32 update, not by what the bf16 weight kept.
 #include <cmath>
 #include <csignal>
 
@@ -10,6 +10,7 @@
 #include "amp/weight_format.h"
 #include "config/experiment_config.h"
 #include "config/resolve.h"
+#include "train/divergence_replay.h"
 #include "train/numerics_pass.h"
 #include "train/stop_request.h"
 #include "train/update_audit.h"
@@ -67,6 +68,14 @@ TEST_F(UntimedPasses, AStopRequestEndsEachPassAtItsNextStepSayingWhere) {
   EXPECT_THROW(ampbench::train::audit_updates(PrecisionMode::bf16_pure, *s.model(PrecisionMode::bf16_pure),
                                               s.options, s.dataset, torch::kCPU),
                ampbench::train::PassStopped);
+  // The divergence replay of a trial whose loss left the finite numbers at step 12: stopped before its first.
+  const ampbench::train::ReplaySetup replay{
+      PrecisionMode::bf16, &s.options, &s.dataset, torch::kCPU, [&] { return s.model(PrecisionMode::bf16); },
+      std::nullopt,        1};
+  const auto diagnosis =
+      ampbench::train::diagnose_divergence({"the training loss became NaN", 12, std::nullopt, {}}, replay);
+  EXPECT_EQ(diagnosis.failure, "stopped by SIGTERM before step 1 of 12");
+  EXPECT_TRUE(diagnosis.steps.empty());
 }
 
 // A learning rate that sends the pure bf16 weights to inf: the audit stops at the step its loss left the

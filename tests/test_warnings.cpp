@@ -301,3 +301,20 @@ TEST(Warnings, AOneEpochRunSaysItsSpeedFiguresComeFromEpochOne) {
   r.measured.trials[0].epochs.resize(2);  // epoch 1 is then left out
   EXPECT_TRUE(of_kind(find_warnings(r), WarningKind::first_epoch_only).empty());
 }
+
+TEST(Warnings, AFailedOrStoppedDivergenceReplayIsWarnedAsThePassItIs) {
+  RunReport r;
+  r.context.environment.build_type = "Release";
+  ampbench::train::TrialRecord trial;
+  trial.mode = PrecisionMode::fp16;
+  trial.status = ampbench::train::TrialStatus::diverged;
+  trial.divergence.emplace();
+  trial.divergence->failure = "out of memory";
+  r.measured.trials.push_back(trial);
+  const auto failed = of_kind(find_warnings(r), WarningKind::pass_failed);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].message, "fp16: its divergence replay failed: out of memory");
+  r.measured.trials[0].divergence->failure = "stopped by SIGTERM before step 3 of 12";
+  EXPECT_TRUE(of_kind(find_warnings(r), WarningKind::pass_failed).empty());
+  EXPECT_EQ(of_kind(find_warnings(r), WarningKind::interrupted).size(), 1u);
+}

@@ -35,8 +35,14 @@ bool failed(const std::optional<std::string>& failure) {
   return failure && !failure->starts_with(train::kStoppedBy);
 }
 
+bool replay_failed(const std::vector<train::TrialRecord>& trials) {
+  return std::any_of(trials.begin(), trials.end(),
+                     [](const auto& t) { return t.divergence && failed(t.divergence->failure); });
+}
+
 bool any_pass_failed(const train::ExperimentResult& measured) {
-  return std::any_of(measured.update_audits.begin(), measured.update_audits.end(),
+  return replay_failed(measured.trials) || replay_failed(measured.fidelity_trials) ||
+         std::any_of(measured.update_audits.begin(), measured.update_audits.end(),
                      [](const auto& a) { return failed(a.failure); }) ||
          std::any_of(measured.numerics.begin(), measured.numerics.end(),
                      [](const auto& n) { return failed(n.failure); });
@@ -116,6 +122,13 @@ std::vector<std::string> failure_lines(const run::Outcome& outcome) {
   for (const auto& p : outcome.report.measured.profiles) {
     if (p.failure)
       lines.push_back(std::string(amp::to_string(p.mode)) + " profiled pass failed: " + *p.failure);
+  }
+  for (const auto* trials : {&outcome.report.measured.trials, &outcome.report.measured.fidelity_trials}) {
+    for (const auto& t : *trials) {
+      if (t.divergence && failed(t.divergence->failure))
+        lines.push_back(std::string(amp::to_string(t.mode)) + " trial " + std::to_string(t.trial) +
+                        ": divergence replay failed: " + *t.divergence->failure);
+    }
   }
   for (const auto& a : outcome.report.measured.update_audits) {
     if (failed(a.failure))

@@ -66,7 +66,7 @@ const std::vector<WarningKindRow>& warning_kinds() {
        "the mode's products are emulated: its time is the emulation's, not the format's; no speed-up is read "
        "from it"},
       {K::pass_failed, "pass_failed",
-       "a mode's lost-update audit or numerics pass failed: its figures are missing"},
+       "a mode's lost-update audit, numerics pass or divergence replay failed: its figures are missing"},
       {K::optimizer_fallback, "optimizer_fallback",
        "the fused optimizer kernel failed its check on bf16 weights: they were stepped through fp32 copies"},
       {K::numerics_unmeasured, "numerics_unmeasured",

@@ -266,6 +266,11 @@ void pass_failure(amp::PrecisionMode mode, const char* pass, const std::optional
 }
 
 void pass_failures(const RunReport& report, std::vector<Warning>& out) {
+  for (const auto* trials : {&report.measured.trials, &report.measured.fidelity_trials}) {
+    for (const auto& t : *trials) {
+      if (t.divergence) pass_failure(t.mode, "divergence replay", t.divergence->failure, out);
+    }
+  }
   for (const auto& a : report.measured.update_audits)
     pass_failure(a.mode, "lost-update audit", a.failure, out);
   for (const auto& n : report.measured.numerics) pass_failure(n.mode, "numerics pass", n.failure, out);

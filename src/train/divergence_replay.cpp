@@ -11,6 +11,7 @@
 #include "train/evaluation.h"
 #include "train/pass_context.h"
 #include "train/planted_faults.h"
+#include "train/stop_request.h"
 #include "train/training_step.h"
 
 namespace ampbench::train {
@@ -114,6 +115,7 @@ std::optional<std::pair<int64_t, std::string>> find_first_event(const Divergence
       target.loss_step ? *target.loss_step : *target.validation_epoch * replay.steps_per_epoch();
   std::optional<std::pair<int64_t, std::string>> first;
   for (int64_t step = 1; step <= last; ++step) {
+    stop_if_requested(step, last);
     const auto outcome = replay.next(true);
     if (!first && !outcome.event().empty()) first.emplace(step, outcome.event());
     if (outcome.loss_finite) continue;
@@ -140,6 +142,7 @@ void observe(const DivergenceTarget& target, const ReplaySetup& setup,
   const int64_t last = std::max(steps.empty() ? 0 : steps.rbegin()->first,
                                 observe_validation ? *target.validation_epoch * replay.steps_per_epoch() : 0);
   for (int64_t step = 1; step <= last; ++step) {
+    stop_if_requested(step, last);
     const auto chosen = steps.find(step);
     if (chosen == steps.end()) {
       replay.next(false);

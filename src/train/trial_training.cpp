@@ -6,6 +6,7 @@
 #include "amp/weight_format.h"
 #include "train/divergence_replay.h"
 #include "train/out_of_memory.h"
+#include "train/stop_request.h"
 
 namespace ampbench::train {
 namespace {
@@ -47,9 +48,12 @@ void diagnose(TrialRecord& record, const ModelState& initial, const Trainer& tra
                     context.fault,
                     record.trial};
   record.divergence = diagnose_divergence(*target, setup);
-  if (record.divergence->failure)
+  const auto& failure = record.divergence->failure;
+  if (failure && failure->starts_with(kStoppedBy))
+    spdlog::warn("{} trial {}: the divergence replay was {}", amp::to_string(mode), record.trial, *failure);
+  else if (failure)
     spdlog::error("{} trial {}: the divergence replay failed: {}", amp::to_string(mode), record.trial,
-                  *record.divergence->failure);
+                  *failure);
 }
 
 }  // namespace
