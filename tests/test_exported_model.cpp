@@ -25,7 +25,6 @@ using ampbench::testing::ExportedModel;
 using ampbench::testing::json;
 using ampbench::testing::kFeatures;
 using ampbench::testing::kLinear;
-using ampbench::testing::kRelu;
 using ampbench::testing::node_json;
 using ampbench::testing::ProgramBuilder;
 using ampbench::testing::static_size;

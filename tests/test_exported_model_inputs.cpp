@@ -20,7 +20,6 @@ using ampbench::models::InputSpec;
 using ampbench::testing::batch_size;
 using ampbench::testing::ExportedModel;
 using ampbench::testing::json;
-using ampbench::testing::kFeatures;
 using ampbench::testing::kLinear;
 using ampbench::testing::kRelu;
 using ampbench::testing::ProgramBuilder;

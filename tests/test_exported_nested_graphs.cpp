@@ -15,7 +15,6 @@ using ampbench::models::InputSpec;
 using ampbench::testing::batch_size;
 using ampbench::testing::ExportedModel;
 using ampbench::testing::json;
-using ampbench::testing::kFeatures;
 using ampbench::testing::kLinear;
 using ampbench::testing::node_json;
 using ampbench::testing::ProgramBuilder;
