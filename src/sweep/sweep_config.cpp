@@ -1,6 +1,8 @@
 #include "sweep/sweep_config.h"
 
 #include <algorithm>
+#include <charconv>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,13 @@ std::vector<std::string> tokens_of(nlohmann::json::json_pointer pointer) {
   return tokens;
 }
 
+// Whether a pointer's token is a list index (digits only), into `index`; a number too large is past any end.
+bool is_index(const std::string& token, size_t& index) {
+  const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), index);
+  if (error == std::errc::result_out_of_range) index = std::numeric_limits<size_t>::max();
+  return error != std::errc::invalid_argument && end == token.data() + token.size();
+}
+
 // An index past a list's end would pad the list with nulls, and the config parser would then name a null
 // the user never wrote: refused at the key, saying how long the list is.
 void check_within_lists(const nlohmann::json& doc, const std::string& key) {
@@ -60,16 +69,17 @@ void check_within_lists(const nlohmann::json& doc, const std::string& key) {
   for (const auto& token : tokens_of(nlohmann::json::json_pointer(key))) {
     if (node->is_object() && node->contains(token)) {
       node = &(*node)[token];
-    } else if (node->is_array() && !token.empty() && token != "-" &&
-               std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    } else if (size_t index = 0; node->is_array() && is_index(token, index)) {
       const auto size = node->size();
-      if (token.size() > 9 || std::stoul(token) > size)
+      if (index > size) {
+        const auto last = size == 0 ? std::string() : "0 to " + std::to_string(size - 1) + ", or ";
         throw util::InputError(key, "the list at " + (at.empty() ? "/" : at) + " has " +
                                         std::to_string(size) + " element(s): index " + token +
-                                        " is past its end (give 0 to " + std::to_string(size) + ", " +
-                                        std::to_string(size) + " appending)");
-      if (std::stoul(token) == size) return;
-      node = &(*node)[std::stoul(token)];
+                                        " is past its end (give " + last + std::to_string(size) +
+                                        " to append)");
+      }
+      if (index == size) return;
+      node = &(*node)[index];
     } else {
       return;
     }

@@ -11,8 +11,8 @@
 namespace ampbench::train {
 namespace {
 
-// Any error (a size that does not fit, a kernel that fails, a CUDA error) loses the trial, not the run.
-// Any exception, LibTorch's or not (oneDNN's dnnl::error, a library's own), is the trial's loss alone.
+// Any error (a size that does not fit, a kernel that fails, a CUDA error), LibTorch's or not (oneDNN's
+// dnnl::error, a library's own), loses the trial, not the run.
 void mark_lost(TrialRecord& record, const std::exception& e, int64_t batch_size) {
   const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
   const bool host_memory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
