@@ -146,8 +146,10 @@ TEST_F(Cli, ASweepIsRefusedBeforeAnyPointRunsWithTheLineThatSaysWhere) {
        "/precision/modes/0 (from --modes): is swept and /precision/modes is set by --modes too: give one"},
       // An index past a list's end is named, not the null the list would be padded with.
       {"--sweep /data/synthetic/shape/9=3",
-       "/data/synthetic/shape/9: the list at /data/synthetic/shape has 3 element(s): index 9 is past its "
-       "end"},
+       "/data/synthetic/shape/9: the list at /data/synthetic/shape has 3 element(s): index 9 is past its end "
+       "(give 0 to 2, or 3 to append)"},
+      {"--sweep /data/synthetic/shape/99999999999999999999999=3",
+       "index 99999999999999999999999 is past its end"},
       {"--sweep train/epochs=1", "the key must be a JSON pointer"},
       {"--sweep /train/epochs=1,1", "takes 1 twice"},
       {"--sweep /train/epochs=1 --sweep /train/epochs=2", "the key is swept twice"},
