@@ -23,7 +23,7 @@ struct UpdateCount {
   // Set by the caller for each bf16 parameter's sum of u^2 (fp64), keyed by the parameter's TensorImpl: the
   // update as the optimizer computed it in fp32, before rounding stored it.
   bool per_parameter = false;
-  std::map<const c10::TensorImpl*, torch::Tensor> update_squares;
+  std::map<const c10::TensorImpl*, torch::Tensor> update_squares{};
   // Zeros on `device`.
   static UpdateCount zeros(const torch::Device& device);
 };
