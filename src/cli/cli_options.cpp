@@ -68,6 +68,14 @@ const CLI::Validator kOutputFile(
     },
     "FILE|-", "output file");
 
+const CLI::Validator kOutputFolder(
+    [](std::string& path) {
+      if (path.empty()) return std::string("expected a folder; got \"\"");
+      if (path == "-") return std::string("expected a folder (it gets two files), not - (stdout)");
+      return std::string();
+    },
+    "DIR", "output folder");
+
 namespace {
 
 // Report files beside the run folder.
@@ -79,6 +87,14 @@ void add_export_options(CLI::App& app, CliOptions& options) {
   app.add_option("--export-markdown", options.export_markdown,
                  "also write the Markdown summary here, e.g. $GITHUB_STEP_SUMMARY (- for stdout)")
       ->check(kOutputFile);
+  app.add_option("--export-bmf", options.export_bmf,
+                 "also write Bencher Metric Format here, a benchmark per mode (per point in a sweep) (- for "
+                 "stdout)")
+      ->check(kOutputFile);
+  app.add_option("--export-benchmark-action", options.export_benchmark_action,
+                 "also write github-action-benchmark's customBiggerIsBetter.json and "
+                 "customSmallerIsBetter.json into this folder")
+      ->check(kOutputFolder);
 }
 
 }  // namespace
@@ -308,6 +324,9 @@ std::vector<report::ExportTarget> export_targets(const CliOptions& options) {
   if (!options.export_csv.empty()) targets.push_back({report::ExportFormat::csv, options.export_csv});
   if (!options.export_markdown.empty())
     targets.push_back({report::ExportFormat::markdown, options.export_markdown});
+  if (!options.export_bmf.empty()) targets.push_back({report::ExportFormat::bmf, options.export_bmf});
+  if (!options.export_benchmark_action.empty())
+    targets.push_back({report::ExportFormat::benchmark_action, options.export_benchmark_action});
   return targets;
 }
 

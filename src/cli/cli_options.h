@@ -35,6 +35,8 @@ struct CliOptions {
   bool list_models = false;
   std::optional<std::string> list_modes;                 // --list-modes [text|json]
   std::string export_json, export_csv, export_markdown;  // "-" is stdout
+  std::string export_bmf;                                // "-" is stdout
+  std::string export_benchmark_action;                   // a folder
   std::string inject_fault;                              // testing only: KIND:MODE:STEP[:TRIAL]
   std::vector<std::string> sweeps;                       // --sweep KEY=V1,V2,..., one per swept key
   std::string shard;                                     // --shard K/N: a share of a sweep's points

@@ -87,6 +87,53 @@ SweepReport sweep_report(const SweepRequest& sweep, const SweepOutcome& outcome)
   return report;
 }
 
+// A point's settings as a benchmark names them: "train.batch_size=64,precision.loss_scale=1024".
+std::string settings_label(const SweepPoint& point) {
+  std::string out;
+  for (const auto& [key, value] : point.settings) {
+    std::string dotted = key.substr(1);
+    std::replace(dotted.begin(), dotted.end(), '/', '.');
+    out += (out.empty() ? "" : ",") + dotted + "=" +
+           (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return out;
+}
+
+// A benchmark per mode of each point that ran, named by the experiment and the point's settings, so that
+// the same point of the next sweep continues its series.
+std::vector<report::Benchmark> sweep_benchmarks(const SweepOutcome& outcome) {
+  std::vector<report::Benchmark> out;
+  for (const auto& run : outcome.runs) {
+    auto point =
+        report::benchmarks_of(run.outcome.report, run.outcome.config.name + "/" + settings_label(run.point));
+    out.insert(out.end(), std::make_move_iterator(point.begin()), std::make_move_iterator(point.end()));
+  }
+  return out;
+}
+
+void check_exports(const SweepRequest& sweep) {
+  std::vector<util::NamedPath> inputs;
+  if (!sweep.base.config_file.empty()) inputs.push_back({"the config file", sweep.base.config_file});
+  try {
+    report::check_exports(sweep.exports, inputs);
+  } catch (const std::exception& e) {
+    throw util::OutputError(e.what());
+  }
+}
+
+// Rewrites sweep.json, sweep.csv, sweep.md and the exports; keeps the first failure.
+void write_reports(const SweepRequest& sweep, SweepOutcome& outcome) {
+  auto failure = util::write_files(outcome.folder, sweep_files(outcome.report));
+  const auto benchmarks = sweep_benchmarks(outcome);
+  const auto bmf = [&](report::ExportFormat) { return report::to_bmf(benchmarks); };
+  auto export_failure = report::write_exports(sweep.exports, bmf, benchmarks);
+  if (!failure) failure = export_failure;
+  if (failure) outcome.write_failure = failure;
+  for (const auto& target : sweep.exports)
+    if (target.format == report::ExportFormat::bmf && target.path == "-")
+      outcome.stdout_export = bmf(target.format);
+}
+
 std::string folder_name(const config::ExperimentConfig& config, const std::optional<Shard>& shard) {
   const std::string share =
       shard ? "-shard-" + std::to_string(shard->index) + "-of-" + std::to_string(shard->count) : "";
@@ -107,6 +154,7 @@ SweepOutcome run_sweep(const SweepRequest& sweep) {
                                ": a sweep of N points has N shards at most");
   const int64_t last = order.back().index;
   auto checked = check_points(sweep, outcome.points, last);
+  check_exports(sweep);
   if (sweep.base.dry_run) {
     outcome.runs = std::move(checked);
     return outcome;
@@ -131,13 +179,11 @@ SweepOutcome run_sweep(const SweepRequest& sweep) {
     const bool finished = sweep.finished ? sweep.finished(ran) : !ran.report.measured.stopped_by;
     outcome.runs.push_back({point, std::move(ran), finished});
     outcome.report = sweep_report(sweep, outcome);
-    if (auto failure = util::write_files(outcome.folder, sweep_files(outcome.report)))
-      outcome.write_failure = failure;
+    write_reports(sweep, outcome);
     if (!finished) break;
   }
   outcome.report = sweep_report(sweep, outcome);
-  if (auto failure = util::write_files(outcome.folder, sweep_files(outcome.report)))
-    outcome.write_failure = failure;
+  write_reports(sweep, outcome);
   return outcome;
 }
 

@@ -23,6 +23,8 @@ struct SweepRequest {
   // Whether a point's run finished; the sweep stops after one that did not. Unset: it finished unless a
   // stop signal ended it.
   std::function<bool(const run::Outcome&)> finished;
+  // The dashboards' exports (--export-bmf, --export-benchmark-action): a benchmark per point and mode.
+  std::vector<report::ExportTarget> exports;
 };
 
 // One point's run: its outcome, and whether it finished (SweepRequest::finished).
@@ -37,15 +39,16 @@ struct SweepOutcome {
   std::vector<PointRun> runs;                // the points that ran (a dry run: that were checked), in order
   SweepReport report;                        // empty after a dry run
   std::filesystem::path folder;              // the sweep folder (empty after a dry run)
-  std::optional<std::string> write_failure;  // why the sweep's own report could not be written
+  std::optional<std::string> write_failure;  // why the sweep's own report (or an export) could not be written
+  std::optional<std::string> stdout_export;  // the export that goes to stdout, rendered
 };
 
 // The front door of a sweep. Checks every point as a dry run does before the first runs (throwing
 // util::InputError that names the point, util::OutputError or run::UnreachableFault); then makes the sweep
 // folder <output dir>/<name>-sweep[-shard-K-of-N]-<UTC time> and runs each point of its share into its own
 // folder in it (point-N, N the point's index in the whole sweep), rewriting sweep.json, sweep.csv and
-// sweep.md after each. A planted fault fires in the last point it runs only, so the points before it are
-// kept. After a point that did not finish, the rest are reported missing.
+// sweep.md (and the exports) after each. A planted fault fires in the last point it runs only, so the points
+// before it are kept. After a point that did not finish, the rest are reported missing.
 SweepOutcome run_sweep(const SweepRequest& request);
 
 }  // namespace ampbench::sweep
