@@ -118,3 +118,25 @@ TEST_F(UntimedPasses, APureBf16UpdateIsSizedByTheOptimizersFp32UpdateNotByWhatTh
 }
 
 }  // namespace
+
+// Each pass shows its mode and its steps while it runs (nothing sits silent) and gives the line back to
+// the trials when it ends: the last value it showed is its last step, of all it had to run.
+TEST_F(UntimedPasses, EachPassShowsItsStepsAndGivesTheLineBack) {
+  const auto s = setup(0.05);
+  ampbench::train::Progress progress;
+  const auto audit =
+      ampbench::train::audit_updates(PrecisionMode::bf16_pure, *s.model(PrecisionMode::bf16_pure), s.options,
+                                     s.dataset, torch::kCPU, &progress);
+  EXPECT_EQ(progress.mode.load(), static_cast<int>(PrecisionMode::bf16_pure));
+  EXPECT_EQ(progress.pass_steps.load(), audit.steps.back());
+  EXPECT_EQ(progress.pass_step.load(), audit.steps.back());
+  EXPECT_EQ(progress.pass.load(), static_cast<int>(ampbench::train::PassKind::trial));
+
+  const auto record =
+      ampbench::train::measure_numerics(PrecisionMode::fp16, *s.model(PrecisionMode::fp16), s.options,
+                                        s.dataset, torch::kCPU, 3, nullptr, &progress);
+  EXPECT_EQ(progress.mode.load(), static_cast<int>(PrecisionMode::fp16));
+  EXPECT_EQ(progress.pass_steps.load(), record.steps.back());
+  EXPECT_EQ(progress.pass_step.load(), record.steps.back());
+  EXPECT_EQ(progress.pass.load(), static_cast<int>(ampbench::train::PassKind::trial));
+}

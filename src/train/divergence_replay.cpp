@@ -114,9 +114,11 @@ std::optional<std::pair<int64_t, std::string>> find_first_event(const Divergence
   const int64_t last =
       target.loss_step ? *target.loss_step : *target.validation_epoch * replay.steps_per_epoch();
   std::optional<std::pair<int64_t, std::string>> first;
+  UntimedPassProgress shown(setup.progress, static_cast<int>(setup.mode), PassKind::divergence_replay, last);
   for (int64_t step = 1; step <= last; ++step) {
     stop_if_requested(step, last);
     const auto outcome = replay.next(true);
+    shown.steps_done(step);
     if (!first && !outcome.event().empty()) first.emplace(step, outcome.event());
     if (outcome.loss_finite) continue;
     out.reproduced = target.loss_step == step;
@@ -141,8 +143,10 @@ void observe(const DivergenceTarget& target, const ReplaySetup& setup,
   Replay replay(setup);
   const int64_t last = std::max(steps.empty() ? 0 : steps.rbegin()->first,
                                 observe_validation ? *target.validation_epoch * replay.steps_per_epoch() : 0);
+  UntimedPassProgress shown(setup.progress, static_cast<int>(setup.mode), PassKind::divergence_replay, last);
   for (int64_t step = 1; step <= last; ++step) {
     stop_if_requested(step, last);
+    shown.steps_done(step - 1);
     const auto chosen = steps.find(step);
     if (chosen == steps.end()) {
       replay.next(false);

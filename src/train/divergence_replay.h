@@ -11,6 +11,7 @@
 #include "models/network.h"
 #include "train/divergence.h"
 #include "train/fault_injection.h"
+#include "train/progress.h"
 #include "train/trainer_options.h"
 
 namespace ampbench::train {
@@ -25,6 +26,7 @@ struct ReplaySetup {
   std::function<std::shared_ptr<models::Network>()> fresh_model;
   std::optional<FaultInjection> fault;
   int64_t trial = 1;
+  Progress* progress = nullptr;  // where the replay's steps are shown
 };
 
 // Replays the trial twice, outside any timed region: first with every step's loss, gradients (in a mode

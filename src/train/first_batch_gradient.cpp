@@ -77,6 +77,9 @@ std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, model
     if (scaler.found_inf().item<float>() == 0.0f) break;
     // A lower scale cures overflowing gradients, not a loss that is already NaN or inf.
     if (attempt == kMaxBackoffs || !loss.isfinite().item<bool>()) return std::nullopt;
+    spdlog::info("{} first-batch gradient: inf or NaN at loss scale {:g}; again at {:g}",
+                 amp::to_string(mode), scaler_options.init_scale,
+                 scaler_options.init_scale * scaler_options.backoff_factor);
     scaler_options.init_scale *= scaler_options.backoff_factor;
   }
   auto gradient = flat_on_host(holder.grads());
@@ -103,6 +106,7 @@ std::optional<double> gradient_cosine(const torch::Tensor& a, const torch::Tenso
 void measure_first_gradients(const PassContext& context, const std::vector<amp::PrecisionMode>& runnable,
                              ExperimentResult& result) {
   auto gradient_in = [&](amp::PrecisionMode mode) -> std::optional<torch::Tensor> {
+    UntimedPassProgress shown(context.progress, static_cast<int>(mode), PassKind::first_gradient, 0);
     amp::MathSettingsScope math(
         amp::settings_for(mode, context.device.type(), context.config.train.cudnn_benchmark));
     try {
@@ -116,6 +120,9 @@ void measure_first_gradients(const PassContext& context, const std::vector<amp::
   // Without a mode besides fp32 there is nothing to compare fp32's gradient with: spare its memory and time.
   if (std::none_of(runnable.begin(), runnable.end(), [](auto m) { return m != amp::PrecisionMode::fp32; }))
     return;
+  spdlog::info(
+      "first-batch gradients: a forward and backward per mode at the initial weights, untimed, for "
+      "the cosine against fp32's");
   const auto reference = gradient_in(amp::PrecisionMode::fp32);
   if (!reference) return;
   for (auto mode : runnable) {

@@ -172,7 +172,7 @@ class NumericsReplay {
 NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
                                 const TrainerOptions& options, const data::Dataset& dataset,
                                 const torch::Device& device, int64_t samples,
-                                std::shared_ptr<models::Network> fp32_twin) {
+                                std::shared_ptr<models::Network> fp32_twin, Progress* progress) {
   TrainingStep step(options, mode, model, dataset, device);
   const int64_t accumulation = options.train.accumulation_steps;
   const int64_t updates_per_epoch = (step.steps_per_epoch() + accumulation - 1) / accumulation;
@@ -185,6 +185,8 @@ NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
   const int64_t total = options.train.epochs * updates_per_epoch;
   int64_t update = 0;
   size_t next = 0;
+  UntimedPassProgress shown(progress, static_cast<int>(mode), PassKind::numerics,
+                            record.steps.empty() ? 0 : record.steps.back());
   for (int64_t epoch = 1; epoch <= options.train.epochs && next < record.steps.size(); ++epoch) {
     auto order = data::epoch_order(options.seed, epoch, dataset.train_size());
     if (dataset.staged) order = order.to(device);
@@ -198,7 +200,7 @@ NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
       } else if (!step.backward_and_step(step.loss(order, i), i)) {
         continue;
       }
-      ++update;
+      shown.steps_done(++update);
       step.zero_grad();
     }
   }
@@ -213,7 +215,7 @@ void run_numerics_pass(const PlannedTrial& item, PassContext& context, Experimen
   try {
     result.numerics.push_back(measure_numerics(mode, *context.fresh_model(mode), context.trainer.options(),
                                                context.dataset, context.device, context.config.numerics.steps,
-                                               context.fp32_model(context.initial)));
+                                               context.fp32_model(context.initial), context.progress));
     const auto& steps = result.numerics.back().steps;
     spdlog::info("{} numerics pass: {} of the trial's optimizer steps measured", amp::to_string(mode),
                  steps.size());

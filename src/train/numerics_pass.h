@@ -12,6 +12,7 @@
 #include "models/network.h"
 #include "numerics/range_observer.h"
 #include "train/departure.h"
+#include "train/progress.h"
 #include "train/trainer_options.h"
 
 namespace ampbench::train {
@@ -57,11 +58,12 @@ struct NumericsRecord {
 // state) with the trainer's options, data order and seed, outside any timed region, and measures `samples`
 // optimizer steps spread over the trial: each under a numerics::RangeObserver, its gradients and update read
 // after it; with `fp32_twin` (a model of the same architecture in fp32), each also against the twin given
-// the mode's weights at that step (departures).
+// the mode's weights at that step (departures). Its steps are shown in `progress`.
 NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
                                 const TrainerOptions& options, const data::Dataset& dataset,
                                 const torch::Device& device, int64_t samples,
-                                std::shared_ptr<models::Network> fp32_twin = nullptr);
+                                std::shared_ptr<models::Network> fp32_twin = nullptr,
+                                Progress* progress = nullptr);
 
 // The pass (pass_context.h): the numerics of item.mode (a row with an observed_format) into
 // result.numerics, an error recorded in it.

@@ -76,29 +76,38 @@ profile::CapturedEvents capture_profiled_steps(amp::PrecisionMode mode, models::
                                                const TrainerOptions& options, const data::Dataset& dataset,
                                                const torch::Device& device,
                                                const config::ProfileConfig& profile,
-                                               const std::filesystem::path& trace_path, bool& trace_written) {
+                                               const std::filesystem::path& trace_path, bool& trace_written,
+                                               Progress* progress) {
   TrainingStep step(options, mode, model, dataset, device);
   StepSequence steps(step, options, dataset, device);
   model.train();
   step.zero_grad();
+  // The steps shown only between steps: the profiler records the store, not a wait.
+  UntimedPassProgress shown(progress, static_cast<int>(mode), PassKind::profile,
+                            profile.warmup_steps + profile.steps);
   // A stop request ends the pass at the next step boundary; the steps profiled so far are summarised.
-  for (int64_t i = 0; i < profile.warmup_steps && !StopRequest::requested(); ++i) steps.run(i);
+  for (int64_t i = 0; i < profile.warmup_steps && !StopRequest::requested(); ++i) {
+    steps.run(i);
+    shown.steps_done(i + 1);
+  }
   measure::synchronize(device);
   profile::KinetoCapture capture(device.is_cuda());
   capture.start();
   for (int64_t i = profile.warmup_steps;
-       i < profile.warmup_steps + profile.steps && !StopRequest::requested(); ++i)
+       i < profile.warmup_steps + profile.steps && !StopRequest::requested(); ++i) {
     steps.run_marked(i);
+    shown.steps_done(i + 1);
+  }
   return capture.stop(trace_path, trace_written);
 }
 
 profile::ModeProfile profile_mode(amp::PrecisionMode mode, models::Network& model,
                                   const TrainerOptions& options, const data::Dataset& dataset,
                                   const torch::Device& device, const config::ProfileConfig& profile,
-                                  const std::filesystem::path& trace_path) {
+                                  const std::filesystem::path& trace_path, Progress* progress) {
   bool trace_written = false;
-  const auto events =
-      capture_profiled_steps(mode, model, options, dataset, device, profile, trace_path, trace_written);
+  const auto events = capture_profiled_steps(mode, model, options, dataset, device, profile, trace_path,
+                                             trace_written, progress);
   auto out = profile::summarize_profile(events, profile::attribute_ops(events),
                                         amp::autocast_dtype(mode).has_value());
   out.warmup_steps = profile.warmup_steps;
@@ -122,7 +131,7 @@ void run_profiled_pass(const PlannedTrial& item, PassContext& context, Experimen
   try {
     auto model = context.fresh_model(mode);
     record.profile = profile_mode(mode, *model, context.trainer.options(), context.dataset, context.device,
-                                  profile, trace);
+                                  profile, trace, context.progress);
   } catch (const std::exception& e) {
     record.failure = error_line(e);
     spdlog::error("{} profiled pass failed: {}", amp::to_string(mode), *record.failure);

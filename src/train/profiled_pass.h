@@ -18,11 +18,12 @@ namespace ampbench::train {
 // profiler, each step and its forward, backward and optimizer phases marked; the batches are the first
 // epoch's, in the trials' order (continuing into the next epochs' when there are more steps). It runs
 // after the timed trials, on a model the caller made from the same initial weights, and counts in none of
-// their figures. Writes the Chrome trace to `trace_path` (none when empty). c10::Error propagates.
+// their figures. Writes the Chrome trace to `trace_path` (none when empty), shows its steps in `progress`.
+// c10::Error propagates.
 profile::ModeProfile profile_mode(amp::PrecisionMode mode, models::Network& model,
                                   const TrainerOptions& options, const data::Dataset& dataset,
                                   const torch::Device& device, const config::ProfileConfig& profile,
-                                  const std::filesystem::path& trace_path);
+                                  const std::filesystem::path& trace_path, Progress* progress = nullptr);
 
 // The pass (pass_context.h): item.mode's profiled pass into result.profiles, its trace into the context's
 // trace folder, an error recorded in it.
@@ -33,6 +34,7 @@ profile::CapturedEvents capture_profiled_steps(amp::PrecisionMode mode, models::
                                                const TrainerOptions& options, const data::Dataset& dataset,
                                                const torch::Device& device,
                                                const config::ProfileConfig& profile,
-                                               const std::filesystem::path& trace_path, bool& trace_written);
+                                               const std::filesystem::path& trace_path, bool& trace_written,
+                                               Progress* progress = nullptr);
 
 }  // namespace ampbench::train

@@ -46,7 +46,8 @@ void diagnose(TrialRecord& record, const ModelState& initial, const Trainer& tra
                     context.device,
                     [&] { return context.fresh_model(initial, mode); },
                     context.fault,
-                    record.trial};
+                    record.trial,
+                    context.progress};
   record.divergence = diagnose_divergence(*target, setup);
   const auto& failure = record.divergence->failure;
   if (failure && failure->starts_with(kStoppedBy))

@@ -59,7 +59,7 @@ void read_counts(const std::vector<optim::UpdateCount>& counts, size_t measured,
 std::vector<int64_t> audited_steps(int64_t total) { return spread_steps(total, kAuditedSteps); }
 
 UpdateAudit audit_updates(amp::PrecisionMode mode, models::Network& model, const TrainerOptions& options,
-                          const data::Dataset& dataset, const torch::Device& device) {
+                          const data::Dataset& dataset, const torch::Device& device, Progress* progress) {
   TrainingStep step(options, mode, model, dataset, device);
   const int64_t accumulation = options.train.accumulation_steps;
   const int64_t updates_per_epoch = (step.steps_per_epoch() + accumulation - 1) / accumulation;
@@ -72,6 +72,8 @@ UpdateAudit audit_updates(amp::PrecisionMode mode, models::Network& model, const
   const int64_t total = options.train.epochs * updates_per_epoch;
   int64_t update = 0;
   size_t next = 0;
+  UntimedPassProgress shown(progress, static_cast<int>(mode), PassKind::update_audit,
+                            audit.steps.empty() ? 0 : audit.steps.back());
   for (int64_t epoch = 1; epoch <= options.train.epochs && next < counts.size() && !audit.diverged_at_step;
        ++epoch) {
     auto order = data::epoch_order(options.seed, epoch, dataset.train_size());
@@ -88,7 +90,7 @@ UpdateAudit audit_updates(amp::PrecisionMode mode, models::Network& model, const
       const bool boundary = (i + 1) % accumulation == 0 || i + 1 == step.steps_per_epoch();
       if (boundary && update + 1 == audit.steps[next]) step.count_next_update(counts[next++]);
       if (step.backward_and_step(loss, i)) {
-        ++update;
+        shown.steps_done(++update);
         step.zero_grad();
       }
     }
@@ -104,7 +106,7 @@ void run_update_audit(const PlannedTrial& item, PassContext& context, Experiment
       amp::settings_for(mode, context.device.type(), context.config.train.cudnn_benchmark));
   try {
     result.update_audits.push_back(audit_updates(mode, *context.fresh_model(mode), context.trainer.options(),
-                                                 context.dataset, context.device));
+                                                 context.dataset, context.device, context.progress));
   } catch (const std::exception& e) {
     UpdateAudit failed;
     failed.mode = mode;

@@ -10,6 +10,7 @@
 #include "amp/precision_mode.h"
 #include "data/dataset.h"
 #include "models/network.h"
+#include "train/progress.h"
 #include "train/trainer_options.h"
 
 namespace ampbench::train {
@@ -48,9 +49,11 @@ inline constexpr int64_t kAuditedSteps = 8;
 std::vector<int64_t> audited_steps(int64_t total);
 
 // Replays a trial of `mode` from `model` (fresh from the run's initial state) with the trainer's options,
-// data order and seed, outside any timed region, counting lost updates at the audited steps.
+// data order and seed, outside any timed region, counting lost updates at the audited steps; its steps shown
+// in `progress`.
 UpdateAudit audit_updates(amp::PrecisionMode mode, models::Network& model, const TrainerOptions& options,
-                          const data::Dataset& dataset, const torch::Device& device);
+                          const data::Dataset& dataset, const torch::Device& device,
+                          Progress* progress = nullptr);
 
 // The pass (pass_context.h): the audit of item.mode (a row with `audited`) into result.update_audits, an
 // error recorded in it.
