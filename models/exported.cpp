@@ -29,10 +29,12 @@ ExportedNetwork::ExportedNetwork(std::shared_ptr<const ExportedProgram> program,
     auto [made_from, fresh] = made.try_emplace(stored.unsafeGetTensorImpl());
     if (fresh) made_from->second = state_tensor(input.name, stored, parameter);
     state_.emplace_back(input.slot, made_from->second);
+    return fresh;
   };
   for (const auto& input : program_->parameters) add_state(input, true);
-  for (const auto* inputs : {&program_->buffers, &program_->constants}) {
-    for (const auto& input : *inputs) add_state(input, false);
+  for (const auto& input : program_->buffers) add_state(input, false);
+  for (const auto& input : program_->constants) {
+    if (add_state(input, false)) constant_elements_ += state_.back().second.numel();
   }
   const auto buffers = named_buffers();  // compile_program checked that each updated buffer is one
   for (const auto& mutation : program_->buffer_mutations)

@@ -18,6 +18,7 @@ class ExportedNetwork : public Network {
  public:
   ExportedNetwork(std::shared_ptr<const ExportedProgram> program, const ExportArchive& archive);
   torch::Tensor forward(const torch::Tensor& inputs) override;
+  int64_t lifted_constant_elements() const override { return constant_elements_; }
 
  private:
   torch::Tensor state_tensor(const std::string& name, const torch::Tensor& stored, bool parameter);
@@ -26,6 +27,7 @@ class ExportedNetwork : public Network {
   std::shared_ptr<const ExportedProgram> program_;
   std::vector<std::pair<Slot, torch::Tensor>> state_;           // what the graph reads besides the batch
   std::vector<std::pair<Slot, torch::Tensor>> buffer_updates_;  // graph outputs copied into buffers
+  int64_t constant_elements_ = 0;
 };
 
 // "exported": {"path": "model.pt2"}, a torch.export archive (relative to the working directory).

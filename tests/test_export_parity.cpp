@@ -211,6 +211,25 @@ TEST_F(ExportParity, ACausalMaskOfMinusInfinityIsReadAndTrainsAsItsModuleDoes) {
   expect_parity("causal-mask", kTokens);
 }
 
+// A tensor attribute torch.export lifts as a constant trains as its module's, and the report counts it apart
+// from the model's one-element buffer.
+TEST_F(ExportParity, ALiftedConstantTrainsAsItsModuleDoesAndIsCountedApartFromTheBuffers) {
+  expect_parity("lifted-constant", kImages);
+  if (IsSkipped() || HasFailure()) return;
+  auto config = tiny_config();
+  config["model"] = {{"type", "exported"}, {"options", {{"path", (dir_ / "model.pt2").string()}}}};
+  config["data"]["synthetic"]["shape"] = {3, 8, 8};
+  config["data"]["synthetic"]["classes"] = 10;
+  config["precision"] = {{"modes", {"fp32"}}};
+  const auto result = run("--config " + write_config(config).string() + " --epochs 1");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto report = json::parse(ampbench::testing::read_file(run_folders().front() / "report.json"));
+  EXPECT_EQ(report["model"]["buffers"], 1);
+  EXPECT_EQ(report["model"]["constants"], 10);
+  EXPECT_NE(result.out.find("1 buffer elements, 10 in constants the export lifted"), std::string::npos)
+      << result.out;
+}
+
 // A linear layer whose weight weight_norm computes each forward trains as its module does; in the fp8 modes
 // it is one layer with one record over many steps, which holds no weight: the memory held stays flat.
 TEST_F(ExportParity, AWeightNormedLinearTrainsAsItsModuleDoesAndKeepsOneFloat8RecordInFp8) {

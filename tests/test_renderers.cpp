@@ -92,9 +92,11 @@ TEST(Renderers, AnExportedModelIsNamedByItsArchiveEverywhere) {
   auto report = fixed_report();
   report.measured.model_frozen_parameters = 1234;
   report.measured.model_buffers = 9620;
+  report.measured.model_constants = 12;
   report.context.archive = ampbench::models::ArchiveIdentity{"0123456789abcdef", "2.14.1+cu130"};
   const std::string line =
-      "model: 65,536,000 trainable parameters, 1,234 frozen, 9,620 buffer elements; archive "
+      "model: 65,536,000 trainable parameters, 1,234 frozen, 9,620 buffer elements, 12 in constants the "
+      "export lifted; archive "
       "0123456789abcdef, "
       "exported by torch 2.14.1+cu130";
   EXPECT_EQ(model_line(report), line);
@@ -105,6 +107,7 @@ TEST(Renderers, AnExportedModelIsNamedByItsArchiveEverywhere) {
   EXPECT_EQ(json["model"]["archive"]["torch_version"], "2.14.1+cu130");
   EXPECT_EQ(json["model"]["parameters"]["frozen"], 1234);
   EXPECT_EQ(json["model"]["buffers"], 9620);
+  EXPECT_EQ(json["model"]["constants"], 12);
   EXPECT_TRUE(to_json(fixed_report())["model"]["archive"].is_null());
 }
 

@@ -165,6 +165,7 @@ nlohmann::json model_json(const RunReport& report) {
            {{"trainable", report.measured.model_parameters},
             {"frozen", report.measured.model_frozen_parameters}}},
           {"buffers", report.measured.model_buffers},
+          {"constants", report.measured.model_constants},
           {"archive", archive ? nlohmann::json{{"fingerprint", archive->fingerprint},
                                                {"torch_version", archive->torch_version}}
                               : nlohmann::json()}};

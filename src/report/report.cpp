@@ -122,6 +122,8 @@ std::string model_line(const RunReport& report) {
   std::string line = "model: " + with_thousands(measured.model_parameters) + " trainable parameters, " +
                      with_thousands(measured.model_frozen_parameters) + " frozen, " +
                      with_thousands(measured.model_buffers) + " buffer elements";
+  if (measured.model_constants > 0)
+    line += ", " + with_thousands(measured.model_constants) + " in constants the export lifted";
   if (const auto& archive = report.context.archive) {
     line += "; archive " + archive->fingerprint + ", exported by torch " +
             (archive->torch_version.empty() ? std::string("(unrecorded)") : archive->torch_version);

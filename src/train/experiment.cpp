@@ -108,7 +108,9 @@ bool Experiment::make_initial_state(ExperimentResult& result) {
     const auto model = seeded_model();
     result.model_parameters = trainable_elements(*model);
     result.model_frozen_parameters = frozen_elements(*model);
-    result.model_buffers = buffer_elements(*model);
+    // Lifted constants are held as buffers but are no state of the model: counted apart.
+    result.model_constants = model->lifted_constant_elements();
+    result.model_buffers = buffer_elements(*model) - result.model_constants;
     initial_ = ModelState::capture(*model);
     initial_made_ = true;
     return true;

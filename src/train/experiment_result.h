@@ -29,6 +29,7 @@ struct ExperimentResult {
   int64_t model_parameters = 0;  // elements of the trainable parameters: weights, gradients, optimizer state
   int64_t model_frozen_parameters = 0;  // elements of the parameters that are not trained
   int64_t model_buffers = 0;            // elements of the buffers (batch norm's statistics, rotary tables)
+  int64_t model_constants = 0;          // elements of an exported model's lifted tensor constants
   bool data_on_device = true;           // false: too large for the device, batches copied from host memory
   bool complete = false;                // false while trials are still running, or when the run stopped early
   std::optional<std::string> stopped_by;  // "SIGINT", "SIGTERM", "SIGHUP" or "SIGQUIT": the run stopped early

@@ -95,6 +95,20 @@ class CausalMask(DynamicSeq):
         return self.head(torch.matmul(scores.masked_fill(future, float("-inf")).softmax(-1), v))
 
 
+class LiftedConstant(nn.Module):
+    """A linear layer shifted by a plain tensor attribute, which torch.export lifts as a constant (10
+    elements), and scaled by a one-element buffer."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Flatten(), nn.Linear(192, 10))
+        self.register_buffer("scale", torch.full((1,), 0.5))
+        self.shift = torch.linspace(-1.0, 1.0, 10)
+
+    def forward(self, x):
+        return self.body(x) * self.scale + self.shift
+
+
 def train_mode(model):
     model.train()
     for module in getattr(model, "frozen", []):
@@ -118,6 +132,8 @@ def make(name, script):
         return DynamicSeq(), None
     if name == "causal-mask":
         return CausalMask(), None
+    if name == "lifted-constant":
+        return LiftedConstant(), (3, 8, 8)
     if name == "weight-norm":
         return nn.Sequential(nn.Flatten(), nn.utils.parametrizations.weight_norm(nn.Linear(192, 64)), nn.ReLU(),
                              nn.Linear(64, 16)), (3, 8, 8)
