@@ -4,6 +4,7 @@
 Usage:
   scripts/export_model.py MODEL [--out DIR] [--name NAME] [--shape C,H,W] [--classes K]
                                 [--context T] [--vocab V] [--sequence-classes] [--batch B]
+                                [--model-arg KEY=VALUE ...]
 
 MODEL is one of:
   torchvision:NAME   a torchvision classifier (resnet18, resnet50, vit_b_16, convnext_tiny, efficientnet_b0,
@@ -12,10 +13,17 @@ MODEL is one of:
                      --context window, returning only its logits
   bert               a transformers BERT-style sequence classifier at the same size: token ids [N, --context]
                      to [N, --classes] logits
+  transformers:TYPE  any transformers architecture by its model type (qwen2, mistral, phi3, gpt_neox,
+                     distilbert, roberta, ...), from its config class at the same small size: a causal LM, or
+                     with --sequence-classes a sequence classifier of --classes
   FILE.py:FACTORY    your own module: FACTORY() in FILE.py returns an nn.Module that maps a batch of
                      --shape features to [N, K] logits (--classes), or, with --context, int64 token ids
                      [N, T] to next-token logits [N, T, V] (--vocab), or with --sequence-classes as well,
                      token ids to [N, K] logits
+
+--model-arg KEY=VALUE (repeatable) passes a keyword to the builder: torchvision's get_model (vit_b_16's
+image_size=64 for --shape 3,64,64) or the transformers config (num_hidden_layers=4, hidden_act=gelu); VALUE is
+read as JSON (64, 0.1, true, [1, 2]) and otherwise taken as a string. It replaces any size this script sets.
 
 It writes DIR/NAME.pt2 (the program and its weights: the run's one initial state) and DIR/NAME.json, a config
 with synthetic data, which ampbench sizes to the program's input; edit its data, train and precision sections as for any
@@ -43,18 +51,44 @@ class LogitsOnly(torch.nn.Module):
         return self.model(input_ids=ids, use_cache=False).logits
 
 
-def torchvision_model(name, classes):
+def torchvision_model(name, classes, model_args=None):
     import torchvision
 
-    return torchvision.models.get_model(name, weights=None, num_classes=classes)
+    return torchvision.models.get_model(name, weights=None, num_classes=classes, **(model_args or {}))
 
 
-def transformers_model(name, vocab, context, dropout=None, classes=2):
-    """A small GPT-2, LLaMA or BERT classifier (of `classes`); `dropout` replaces the config's dropout
-    probabilities when given."""
+# A small size for any transformers architecture, in each family's own names: a key is set only where the
+# architecture's config has it.
+SMALL = {"num_hidden_layers": 2, "hidden_size": 128, "num_attention_heads": 4, "num_key_value_heads": 2,
+         "intermediate_size": 256, "n_layer": 2, "n_embd": 128, "n_head": 4, "n_layers": 2, "dim": 128,
+         "n_heads": 4, "hidden_dim": 256}
+
+
+def transformers_auto_model(model_type, vocab, context, sequence_classes, classes, model_args):
+    """transformers:TYPE: the architecture's config at SMALL (then `model_args`), as a causal LM returning
+    its logits or a sequence classifier of `classes`."""
     import transformers
 
-    small = dict(vocab_size=vocab)
+    defaults = transformers.AutoConfig.for_model(model_type).to_dict()
+    sizes = {key: value for key, value in SMALL.items() if key in defaults}
+    for key in ("max_position_embeddings", "n_positions"):
+        if key in defaults:
+            sizes[key] = max(context, 64)
+    config = transformers.AutoConfig.for_model(model_type, vocab_size=vocab, **{**sizes, **model_args})
+    if getattr(config, "pad_token_id", None) is None:
+        config.pad_token_id = 0  # a sequence classifier reads the last non-pad token
+    if sequence_classes:
+        config.num_labels = classes
+        return LogitsOnly(transformers.AutoModelForSequenceClassification.from_config(config))
+    return LogitsOnly(transformers.AutoModelForCausalLM.from_config(config))
+
+
+def transformers_model(name, vocab, context, dropout=None, classes=2, model_args=None):
+    """A small GPT-2, LLaMA or BERT classifier (of `classes`); `dropout` replaces the config's dropout
+    probabilities when given, `model_args` any of the config's keywords."""
+    import transformers
+
+    small = dict(vocab_size=vocab, **(model_args or {}))
     if name == "gpt2":
         config = transformers.GPT2Config(n_layer=2, n_head=4, n_embd=128, n_positions=context,
                                          bos_token_id=vocab - 1, eos_token_id=vocab - 1, **small)
@@ -127,7 +161,7 @@ TRANSFORMERS = ("gpt2", "llama", "bert")
 
 
 def takes_tokens(args):
-    return args.model in TRANSFORMERS or args.context is not None
+    return args.model in TRANSFORMERS or args.model.startswith("transformers:") or args.context is not None
 
 
 def is_language_model(args):
@@ -136,12 +170,20 @@ def is_language_model(args):
 
 def build(args):
     if args.model.startswith("torchvision:"):
-        return torchvision_model(args.model.split(":", 1)[1], args.classes)
+        return torchvision_model(args.model.split(":", 1)[1], args.classes, args.model_args)
+    if args.model.startswith("transformers:"):
+        return transformers_auto_model(args.model.split(":", 1)[1], args.vocab, args.context, args.sequence_classes,
+                                       args.classes, args.model_args)
     if args.model in TRANSFORMERS:
-        return transformers_model(args.model, args.vocab, args.context, classes=args.classes)
+        return transformers_model(args.model, args.vocab, args.context, classes=args.classes,
+                                  model_args=args.model_args)
+    if args.model_args:
+        sys.exit("export_model.py: --model-arg is for torchvision:NAME and transformers models; FILE.py:FACTORY "
+                 "takes none")
     if ":" in args.model and args.model.rpartition(":")[0].endswith(".py"):
         return factory_model(args.model)
-    sys.exit(f"export_model.py: unknown model {args.model!r} (torchvision:NAME, gpt2, llama, bert or FILE.py:FACTORY)")
+    sys.exit(f"export_model.py: unknown model {args.model!r} (torchvision:NAME, transformers:TYPE, gpt2, llama, bert or "
+             "FILE.py:FACTORY)")
 
 
 def example_input(args):
@@ -175,6 +217,17 @@ def config_for(args, archive):
     }
 
 
+def model_arg(text):
+    """KEY=VALUE, VALUE read as JSON where it is JSON and as a string where it is not."""
+    key, equals, value = text.partition("=")
+    if not equals or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY a keyword, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
+
+
 def parse_arguments():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("model")
@@ -187,8 +240,11 @@ def parse_arguments():
     parser.add_argument("--sequence-classes", action="store_true",
                         help="FILE.py:FACTORY with --context: the module maps token ids to [N, --classes] logits")
     parser.add_argument("--batch", type=int, default=4, help="the example batch the program is traced with")
+    parser.add_argument("--model-arg", action="append", default=[], type=model_arg, metavar="KEY=VALUE",
+                        help="a keyword for the builder (torchvision's get_model, the transformers config)")
     args = parser.parse_args()
-    if args.model in TRANSFORMERS and args.context is None:
+    args.model_args = dict(args.model_arg)
+    if (args.model in TRANSFORMERS or args.model.startswith("transformers:")) and args.context is None:
         args.context = 64
     args.name = args.name or args.model.rpartition(":")[2].replace("/", "_")
     return args

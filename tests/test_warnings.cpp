@@ -202,6 +202,58 @@ TEST(Warnings, ASlowModeWithAProfileNamesTheOpThatTookTheExtraTime) {
       << warnings[0].message;
 }
 
+// An op that runs in the slow mode as it does in fp32 (the optimizer's fp32 step on master weights; an op of
+// the same dtypes and shapes) is not blamed, however much longer it took there: a 16-bit op is, and with
+// none slower the warning says no 16-bit kernel explains it.
+TEST(Warnings, ASlowModeIsNotBlamedOnWorkFp32DoesToo) {
+  using ampbench::profile::OpClass;
+  using ampbench::profile::Phase;
+  auto r = two_modes(10.0);
+  auto slow = planted_profile(8, 0, true);
+  slow.top_ops[2].seconds = 0.3;  // the fp32 AdamW step, 300x fp32's pass under contention
+  const ampbench::profile::OpTime relu{
+      "aten::relu", Phase::forward, OpClass::other, {"float"}, {{64, 32}}, 1, 0.2, 0};
+  slow.top_ops.push_back(relu);  // the same fp32 op, slower
+  auto fp32 = planted_profile(8, 0, false);
+  fp32.top_ops.push_back(relu);
+  fp32.top_ops.back().seconds = 1e-4;
+  r.measured.profiles = {{PrecisionMode::fp32, fp32, std::nullopt, 0.25},
+                         {PrecisionMode::bf16, slow, std::nullopt, 0.5}};
+  auto warnings = of_kind(find_warnings(r), WarningKind::slow_mode);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].message.find("aten::_fused_adamw_"), std::string::npos) << warnings[0].message;
+  EXPECT_EQ(warnings[0].message.find("aten::relu"), std::string::npos) << warnings[0].message;
+  EXPECT_NE(warnings[0].message.find("no 16-bit kernel explains it"), std::string::npos)
+      << warnings[0].message;
+  EXPECT_NE(warnings[0].advice.find("profile_contention"), std::string::npos) << warnings[0].advice;
+
+  // A bf16 op slower than fp32's is named, though the AdamW step took longer still.
+  r.measured.profiles[1].profile->top_ops[0].seconds = 0.05;  // bf16's aten::mm
+  warnings = of_kind(find_warnings(r), WarningKind::slow_mode);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].message.find("aten::mm (backward) alone took 0.05 s"), std::string::npos)
+      << warnings[0].message;
+}
+
+// A profiled pass that waited for a CPU says so, with what was measured; a quiet one says nothing.
+TEST(Warnings, AProfiledPassThatWaitedForACpuSaysSo) {
+  auto r = two_modes(1.0);
+  auto bf16 = planted_profile(8, 0, true);
+  bf16.cpu = ampbench::measure::CpuUsage{0.5, 2, 40, 0.9, 0.5, 0.45};
+  auto fp32 = planted_profile(8, 0, false);
+  fp32.cpu = ampbench::measure::CpuUsage{1.9, 2, 3, 0.01, 0.95, 0.005};
+  r.measured.profiles = {{PrecisionMode::fp32, fp32, std::nullopt, 0.25},
+                         {PrecisionMode::bf16, bf16, std::nullopt, 0.5}};
+  const auto warnings = of_kind(find_warnings(r), WarningKind::profile_contention);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].mode, PrecisionMode::bf16);
+  EXPECT_NE(warnings[0].message.find("they waited for a CPU 45% of it"), std::string::npos)
+      << warnings[0].message;
+  // A pass of a few milliseconds whose threads waited 5 ms of them: the scheduler's latency, not contention.
+  r.measured.profiles[1].profile->cpu = ampbench::measure::CpuUsage{0.005, 2, 1, 0.005, 0.5, 0.5};
+  EXPECT_TRUE(of_kind(find_warnings(r), WarningKind::profile_contention).empty());
+}
+
 // Epochs whose threads waited for a CPU are named with what was measured; a quiet run has no warning,
 // and an outlying epoch says whether it was kept waiting.
 TEST(Warnings, ContentionIsToldFromTheRunQueueWaitMeasured) {

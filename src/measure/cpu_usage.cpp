@@ -66,4 +66,14 @@ std::optional<double> load_average_1min() {
   return load[0];
 }
 
+nlohmann::json cpu_usage_json(const CpuUsage& cpu) {
+  auto optional = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  return {{"cpu_seconds", cpu.cpu_seconds},
+          {"threads", cpu.threads},
+          {"cpu_share", cpu.cpu_share},
+          {"involuntary_context_switches", cpu.involuntary_switches},
+          {"run_queue_wait_seconds", optional(cpu.run_queue_wait_seconds)},
+          {"run_queue_wait_share", optional(cpu.run_queue_wait_share)}};
+}
+
 }  // namespace ampbench::measure

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 namespace ampbench::measure {
 
 // What the process got of the CPU over a timed region: sampled at both ends, outside the clock, so that a
@@ -31,6 +33,9 @@ struct CpuUsage {
 };
 CpuUsage cpu_usage_between(const CpuUsageSample& start, const CpuUsageSample& end, double wall_seconds,
                            int64_t threads);
+
+// As report.json writes it (its schema's $defs/cpu_usage).
+nlohmann::json cpu_usage_json(const CpuUsage& cpu);
 
 // The system's load average over the last minute (runnable and waiting tasks), or empty.
 std::optional<double> load_average_1min();

@@ -1,10 +1,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "measure/cpu_usage.h"
 
 namespace ampbench::profile {
 
@@ -45,6 +48,8 @@ struct CapturedEvents {
   std::vector<DeviceEvent> device;  // empty on the CPU: there an op's time is its host time
   std::vector<std::pair<Phase, Span>> phases;
   std::vector<Span> steps;  // each profiled step, from its start to its end on the device
+  // What the process got of the CPU over the profiled steps, sampled before the first and after the last.
+  std::optional<measure::CpuUsage> cpu;
   bool device_time() const { return !device.empty(); }
 };
 

@@ -56,6 +56,8 @@ struct ModeProfile {
   std::vector<OpTime> top_ops;     // the most expensive by own time, at most kTopOps
   PrecisionAudit precision;
   std::string trace_file;  // the Chrome trace in the run folder; empty when it could not be written
+  // What the process got of the CPU over the profiled steps (a wait for a CPU is in the op times too).
+  std::optional<measure::CpuUsage> cpu;
 };
 inline constexpr size_t kTopOps = 20;
 

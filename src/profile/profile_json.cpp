@@ -64,7 +64,8 @@ nlohmann::json profile_json(const ModeProfile& p, const ModeProfile* fp32) {
           {"trace_file", p.trace_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.trace_file)},
           {"classes", classes_json(p, fp32)},
           {"top_ops", top},
-          {"precision", precision_json(p)}};
+          {"precision", precision_json(p)},
+          {"cpu", p.cpu ? measure::cpu_usage_json(*p.cpu) : nlohmann::json()}};
 }
 
 }  // namespace

@@ -36,15 +36,6 @@ nlohmann::json environment_json(const measure::Environment& env) {
           {"timestamp_utc", env.timestamp_utc}};
 }
 
-nlohmann::json cpu_usage_json(const measure::CpuUsage& cpu) {
-  return {{"cpu_seconds", cpu.cpu_seconds},
-          {"threads", cpu.threads},
-          {"cpu_share", cpu.cpu_share},
-          {"involuntary_context_switches", cpu.involuntary_switches},
-          {"run_queue_wait_seconds", optional_json(cpu.run_queue_wait_seconds)},
-          {"run_queue_wait_share", optional_json(cpu.run_queue_wait_share)}};
-}
-
 nlohmann::json epoch_json(const train::EpochRecord& e) {
   return {{"epoch", e.epoch},
           {"seconds", e.seconds},
@@ -58,7 +49,7 @@ nlohmann::json epoch_json(const train::EpochRecord& e) {
           {"loss_scale", optional_json(e.loss_scale)},
           {"skipped_steps", optional_json(e.skipped_steps)},
           {"step_seconds", e.step_seconds},
-          {"cpu", cpu_usage_json(e.cpu)}};
+          {"cpu", measure::cpu_usage_json(e.cpu)}};
 }
 
 nlohmann::json loss_scale_json(const std::optional<train::LossScaleTrace>& trace) {

@@ -73,6 +73,9 @@ const std::vector<WarningKindRow>& warning_kinds() {
        "the numerics pass was asked for and no mode it observes was run: nothing was measured"},
       {K::first_epoch_only, "first_epoch_only",
        "a one-epoch run: every speed figure comes from epoch 1, which the warm-up's costs may still be in"},
+      {K::profile_contention, "profile_contention",
+       "a profiled pass's threads waited for a CPU over 10 % of their time (and 20 ms or more): its op times "
+       "include the wait"},
   };
   return rows;
 }

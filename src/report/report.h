@@ -153,6 +153,7 @@ enum class WarningKind {
   optimizer_fallback,
   numerics_unmeasured,
   first_epoch_only,
+  profile_contention,
 };
 struct WarningKindRow {
   WarningKind kind;

@@ -34,23 +34,55 @@ double fp32_seconds_of(const profile::ModeProfile& fp32, const profile::OpTime& 
   return seconds;
 }
 
-// Where a slow mode's extra time went, from the profiled pass: the op that costs it most beyond fp32's.
-std::optional<std::string> slow_mode_cause(const RunReport& report, amp::PrecisionMode mode) {
+// Whether `op` of `mode`'s pass is work fp32's pass does too, so that its extra time is no 16-bit kernel's:
+// the optimizer's step where the mode keeps fp32 master weights, or an op fp32 ran with the same input
+// dtypes and shapes.
+bool runs_as_in_fp32(const profile::OpTime& op, amp::PrecisionMode mode, const profile::ModeProfile& fp32) {
+  const auto& row = amp::recipe_of(mode);
+  const auto& base = amp::recipe_of(amp::PrecisionMode::fp32);
+  if (op.phase == profile::Phase::optimizer)
+    return row.weights == base.weights && row.update_rounding == base.update_rounding;
+  const bool typed = std::any_of(op.dtypes.begin(), op.dtypes.end(),
+                                 [](const std::string& d) { return !d.empty() && d != "Scalar"; });
+  return typed && std::any_of(fp32.top_ops.begin(), fp32.top_ops.end(), [&](const profile::OpTime& o) {
+           return o.name == op.name && o.phase == op.phase && o.dtypes == op.dtypes && o.shapes == op.shapes;
+         });
+}
+
+// Where a slow mode's extra time went, from the profiled pass: the op that costs it most beyond fp32's,
+// among those that are not fp32's own work.
+struct SlowModeCause {
+  std::string text;
+  bool named = false;  // an op was named; else the extra time lay only in work fp32 does too
+};
+std::optional<SlowModeCause> slow_mode_cause(const RunReport& report, amp::PrecisionMode mode) {
   const auto* slow = profile_of(report, mode);
   const auto* fp32 = profile_of(report, amp::PrecisionMode::fp32);
   if (!slow || !fp32 || slow->top_ops.empty()) return std::nullopt;
+  const auto step =
+      format("; its profiled step took %.4g s (fp32's %.4g s), and ", slow->step_seconds, fp32->step_seconds);
   const profile::OpTime* worst = nullptr;
   double worst_extra = 0;
+  bool same_work_slower = false;
   for (const auto& op : slow->top_ops) {
     const double extra = op.seconds - fp32_seconds_of(*fp32, op);
-    if (extra > worst_extra) worst = &op, worst_extra = extra;
+    if (extra <= 0) continue;
+    if (runs_as_in_fp32(op, mode, *fp32)) {
+      same_work_slower = true;
+    } else if (extra > worst_extra) {
+      worst = &op, worst_extra = extra;
+    }
   }
-  if (!worst) return std::nullopt;
-  return format("; its profiled step took %.4g s (fp32's %.4g s), and ", slow->step_seconds,
-                fp32->step_seconds) +
-         worst->name + " (" + std::string(profile::to_string(worst->phase)) +
-         format(") alone took %.4g s of it against fp32's %.4g s", worst->seconds,
-                fp32_seconds_of(*fp32, *worst));
+  if (worst)
+    return SlowModeCause{step + worst->name + " (" + std::string(profile::to_string(worst->phase)) +
+                             format(") alone took %.4g s of it against fp32's %.4g s", worst->seconds,
+                                    fp32_seconds_of(*fp32, *worst)),
+                         true};
+  if (!same_work_slower) return std::nullopt;
+  return SlowModeCause{step +
+                           "only ops that run as they do in fp32 (the optimizer's fp32 step, or the same "
+                           "dtypes and shapes) took longer: no 16-bit kernel explains it",
+                       false};
 }
 
 // A mode far slower than fp32, whatever the hardware's flags promise: judged on the speed-up's interval
@@ -60,18 +92,24 @@ void slow_mode(const RunReport& report, const ModeSummary& s, std::vector<Warnin
   const double bound = s.speedup_interval ? s.speedup_interval->high : *s.speedup_vs_fp32;
   if (bound >= kSlowModeSpeedup) return;
   const auto cause = slow_mode_cause(report, s.mode);
-  out.push_back(
-      {WarningKind::slow_mode, s.mode,
-       mode_name(s.mode) + format(": ran at %.3gx fp32's samples/s", *s.speedup_vs_fp32) +
-           (s.speedup_interval
-                ? format(" (95%% interval [%.3g, %.3g])", s.speedup_interval->low, s.speedup_interval->high)
-                : std::string(" (one trial: no interval)")) +
-           format(", under %.2gx", kSlowModeSpeedup) + cause.value_or(""),
-       cause ? "that op is where the extra time goes (see the mode's profile): measure this mode where it "
-               "has a "
-               "fast 16-bit kernel, or leave the mode out"
-             : "run with --profile to see which ops take the time: a 16-bit kernel without a fast path on "
-               "this device is the usual cause"});
+  std::string advice =
+      "run with --profile to see which ops take the time: a 16-bit kernel without a fast path on this device "
+      "is the usual cause";
+  if (cause && cause->named)
+    advice =
+        "that op is where the extra time goes (see the mode's profile): measure this mode where it has a "
+        "fast 16-bit kernel, or leave the mode out";
+  else if (cause)
+    advice =
+        "the profiled pass was slower in work fp32 does too: if a profile_contention warning names it, "
+        "another process took the CPU; rerun on a quiet machine with --profile";
+  out.push_back({WarningKind::slow_mode, s.mode,
+                 mode_name(s.mode) + format(": ran at %.3gx fp32's samples/s", *s.speedup_vs_fp32) +
+                     (s.speedup_interval ? format(" (95%% interval [%.3g, %.3g])", s.speedup_interval->low,
+                                                  s.speedup_interval->high)
+                                         : std::string(" (one trial: no interval)")) +
+                     format(", under %.2gx", kSlowModeSpeedup) + (cause ? cause->text : ""),
+                 advice});
 }
 
 // A mode's compared epochs, each with the trial it came from.
@@ -166,6 +204,21 @@ void contention(const RunReport& report, const ModeSummary& s, std::vector<Warni
        "and rerun"});
 }
 
+// A profiled pass whose threads waited for a CPU: its op times include the wait. A pass of a few
+// milliseconds waits that share for the scheduler's own latency (the profiler's threads wake too): under
+// kMinProfileWaitSeconds of waiting is not taken for another process.
+constexpr double kMinProfileWaitSeconds = 0.02;
+void profile_contention(const RunReport& report, const ModeSummary& s, std::vector<Warning>& out) {
+  const auto* p = profile_of(report, s.mode);
+  if (!p || !p->cpu || !contended(*p->cpu) ||
+      p->cpu->run_queue_wait_seconds.value_or(0) < kMinProfileWaitSeconds)
+    return;
+  out.push_back({WarningKind::profile_contention, s.mode,
+                 mode_name(s.mode) + ": over its profiled steps " + cpu_clause(*p->cpu),
+                 "its op times include that wait, and an op slower than fp32's there need not be the 16-bit "
+                 "kernel's: close what else runs and rerun with --profile"});
+}
+
 }  // namespace
 
 void speed_warnings(const RunReport& report, const ModeSummary& s, std::vector<Warning>& out) {
@@ -173,6 +226,7 @@ void speed_warnings(const RunReport& report, const ModeSummary& s, std::vector<W
   high_cv(s, out);
   outliers(report, s, out);
   contention(report, s, out);
+  profile_contention(report, s, out);
 }
 
 }  // namespace ampbench::report

@@ -7,6 +7,7 @@
 
 #include "amp/math_settings.h"
 #include "data/batch_order.h"
+#include "measure/cpu_usage.h"
 #include "measure/device.h"
 #include "profile/kineto_capture.h"
 #include "train/stop_request.h"
@@ -93,12 +94,21 @@ profile::CapturedEvents capture_profiled_steps(amp::PrecisionMode mode, models::
   measure::synchronize(device);
   profile::KinetoCapture capture(device.is_cuda());
   capture.start();
+  // Sampled outside the profiled steps, as a timed epoch's are outside its clock.
+  const auto cpu_at_start = measure::sample_cpu_usage();
+  const auto started = std::chrono::steady_clock::now();
   for (int64_t i = profile.warmup_steps;
        i < profile.warmup_steps + profile.steps && !StopRequest::requested(); ++i) {
     steps.run_marked(i);
     shown.steps_done(i + 1);
   }
-  return capture.stop(trace_path, trace_written);
+  measure::synchronize(device);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const auto cpu =
+      measure::cpu_usage_between(cpu_at_start, measure::sample_cpu_usage(), seconds, at::get_num_threads());
+  auto events = capture.stop(trace_path, trace_written);
+  events.cpu = cpu;
+  return events;
 }
 
 profile::ModeProfile profile_mode(amp::PrecisionMode mode, models::Network& model,
@@ -111,6 +121,7 @@ profile::ModeProfile profile_mode(amp::PrecisionMode mode, models::Network& mode
   auto out = profile::summarize_profile(events, profile::attribute_ops(events),
                                         amp::autocast_dtype(mode).has_value());
   out.warmup_steps = profile.warmup_steps;
+  out.cpu = events.cpu;
   if (trace_written) out.trace_file = trace_path.filename().string();
   return out;
 }
