@@ -228,7 +228,7 @@ def model_arg(text):
         return key, value
 
 
-def parse_arguments():
+def parse_arguments(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("model")
     parser.add_argument("--out", default="models-exported")
@@ -242,7 +242,7 @@ def parse_arguments():
     parser.add_argument("--batch", type=int, default=4, help="the example batch the program is traced with")
     parser.add_argument("--model-arg", action="append", default=[], type=model_arg, metavar="KEY=VALUE",
                         help="a keyword for the builder (torchvision's get_model, the transformers config)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     args.model_args = dict(args.model_arg)
     if (args.model in TRANSFORMERS or args.model.startswith("transformers:")) and args.context is None:
         args.context = 64

@@ -317,6 +317,22 @@ TEST_F(ExportParity, AnExportedTorchvisionResNet18EqualsAmpbenchsResnet18GivenTh
                               native->named_buffers()["bn1.running_mean"]));
 }
 
+// --model-arg hands the builder its keywords: torchvision's ViT refuses a 64 x 64 image until told its
+// image_size, and then exports, and the config it writes passes ampbench's checks at that size.
+TEST_F(ExportParity, TheScriptHandsTheBuilderItsKeywords) {
+  if (!python_has("torchvision")) GTEST_SKIP() << ampbench::testing::oracle_python() << " has no torchvision";
+  const auto script = ampbench::testing::oracle_python() + " " + ampbench::testing::source_dir() +
+                      "/scripts/export_model.py torchvision:vit_b_16 --shape 3,64,64 --classes 10 --out " +
+                      (dir_ / "exported").string();
+  const auto log = " > " + (dir_ / "export.log").string() + " 2>&1";
+  EXPECT_NE(std::system((script + log).c_str()), 0) << "a ViT at 64 x 64 exported without image_size";
+  ASSERT_EQ(std::system((script + " --model-arg image_size=64" + log).c_str()), 0)
+      << ampbench::testing::read_file(dir_ / "export.log");
+  const auto result = run("--config " + (dir_ / "exported" / "vit_b_16.json").string() + " --dry-run");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(json::parse(result.out)["data"]["synthetic"]["shape"], json::array({3, 64, 64})) << result.out;
+}
+
 // The README's path: export your module with scripts/export_model.py, run the config it writes, profiled.
 TEST_F(ExportParity, AModuleWithDropoutAndBatchNormExportedByTheScriptTrainsInEveryModeUnderAutocast) {
   if (!python_has("torch"))
