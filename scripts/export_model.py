@@ -75,8 +75,10 @@ def transformers_auto_model(model_type, vocab, context, sequence_classes, classe
         if key in defaults:
             sizes[key] = max(context, 64)
     config = transformers.AutoConfig.for_model(model_type, vocab_size=vocab, **{**sizes, **model_args})
-    if getattr(config, "pad_token_id", None) is None:
-        config.pad_token_id = 0  # a sequence classifier reads the last non-pad token
+    # A sequence classifier reads the last non-pad token; a default pad id past the small vocabulary (phi3's
+    # 32000) would not embed.
+    if getattr(config, "pad_token_id", None) is None or config.pad_token_id >= vocab:
+        config.pad_token_id = 0
     if sequence_classes:
         config.num_labels = classes
         return LogitsOnly(transformers.AutoModelForSequenceClassification.from_config(config))
