@@ -155,7 +155,8 @@ def exported_module(spec, archive, shape, classes):
         refuse("peer_pytorch.py: an exported model needs --module: the module it was exported from, as "
                "scripts/export_model.py's MODEL names it")
     import export_model  # beside this script
-    module = export_model.build(argparse.Namespace(model=spec, classes=classes, vocab=classes, context=shape[0]))
+    module = export_model.build(argparse.Namespace(model=spec, classes=classes, vocab=classes, context=shape[0],
+                                                   sequence_classes=False, model_args={}))
     try:
         module.load_state_dict(torch.export.load(archive).state_dict)
     except RuntimeError as error:
