@@ -83,6 +83,8 @@ TEST_F(CliExports, BadTargetsAreRefusedBeforeAnythingRuns) {
   expect_refused(config, "--sweep /train/batch_size=8,16 --export-json " + (dir_ / "r.json").string(),
                  "are for one run");
   expect_refused(config, "--export-bmf " + config, "is the config file");
+  expect_refused(config, "--max-batch --export-bmf " + (dir_ / "b.json").string(),
+                 "--export-bmf and --export-benchmark-action for a run or a sweep");
   EXPECT_EQ(read_file(dir_ / "a-file"), "kept");
 }
 

@@ -19,10 +19,9 @@ std::optional<std::string> conflict(const CliOptions& options, const ExperimentI
     return "--max-batch searches the batch size of one experiment: it takes no --sweep, --shard, "
            "--sweep-order or config with a sweep";
   if (!input.request.exports.empty())
-    return "--export-json, --export-csv, --export-markdown, --export-bmf and --export-benchmark-action are "
-           "for "
-           "a run or a sweep; --max-batch writes "
-           "max_batch.json, max_batch.csv and max_batch.md in its folder";
+    return "--export-json, --export-csv and --export-markdown are for one run, --export-bmf and "
+           "--export-benchmark-action for a run or a sweep; --max-batch writes max_batch.json, max_batch.csv "
+           "and max_batch.md in its folder";
   if (input.request.fault) return "--inject-fault is for a run or a sweep, not --max-batch";
   return std::nullopt;
 }
