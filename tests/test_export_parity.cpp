@@ -317,6 +317,48 @@ TEST_F(ExportParity, AnExportedTorchvisionResNet18EqualsAmpbenchsResnet18GivenTh
                               native->named_buffers()["bn1.running_mean"]));
 }
 
+// An LSTM in fp16, which oneDNN cannot run on a CPU without fp16 arithmetic (as eager PyTorch cannot): that
+// mode alone fails, with its op's message and exit 1, and fp32 and bf16 are measured and reported. Where the
+// CPU runs it, every mode finishes and the run exits 0.
+TEST_F(ExportParity, AnLstmThatFailsInFp16FailsThatModeAlone) {
+  if (!python_has("torch"))
+    GTEST_SKIP() << ampbench::testing::oracle_python() << " has no torch to export with";
+  std::ofstream(dir_ / "rnn.py") << "import torch.nn as nn\n"
+                                    "class Net(nn.Module):\n"
+                                    "    def __init__(self):\n"
+                                    "        super().__init__()\n"
+                                    "        self.lstm = nn.LSTM(8, 16, batch_first=True)\n"
+                                    "        self.head = nn.Linear(16, 4)\n"
+                                    "    def forward(self, x):\n"
+                                    "        return self.head(self.lstm(x)[0][:, -1])\n"
+                                    "def make():\n"
+                                    "    return Net()\n";
+  const auto command = ampbench::testing::oracle_python() + " " + ampbench::testing::source_dir() +
+                       "/scripts/export_model.py " + (dir_ / "rnn.py").string() +
+                       ":make --shape 6,8 --classes 4 --out " + (dir_ / "exported").string() + " > " +
+                       (dir_ / "export.log").string() + " 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << ampbench::testing::read_file(dir_ / "export.log");
+  auto config = json::parse(ampbench::testing::read_file(dir_ / "exported" / "make.json"));
+  config["data"]["synthetic"]["train_samples"] = 64;
+  config["data"]["synthetic"]["val_samples"] = 16;
+  config["train"]["epochs"] = 1;
+  const auto result = run("--config " + write_config(config).string() + " --modes fp32 fp16 bf16 -q --out " +
+                          (dir_ / "out").string());
+  ASSERT_EQ(run_folders().size(), 1u) << result.err;
+  const auto report = json::parse(ampbench::testing::read_file(run_folders().front() / "report.json"));
+  std::map<std::string, std::string> status;
+  for (const auto& trial : report["trials"]) status[trial["mode"]] = trial["status"];
+  EXPECT_EQ(status["fp32"], "ok");
+  EXPECT_EQ(status["bf16"], "ok");
+  if (status["fp16"] == "failed") {
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    EXPECT_NE(result.err.find("fp16"), std::string::npos) << result.err;
+  } else {
+    EXPECT_EQ(status["fp16"], "ok");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+  }
+}
+
 // --model-arg hands the builder its keywords: torchvision's ViT refuses a 64 x 64 image until told its
 // image_size, and then exports, and the config it writes passes ampbench's checks at that size.
 TEST_F(ExportParity, TheScriptHandsTheBuilderItsKeywords) {
