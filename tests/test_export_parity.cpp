@@ -58,6 +58,23 @@ class ExportParity : public ampbench::testing::Cli {
 
   torch::Tensor oracle(const std::string& key) { return oracle_.at(key).toTensor(); }
 
+  // scripts/export_model.py MODEL ARGS into exported/, its output in export.log; its exit status.
+  int export_with_script(const std::string& arguments) {
+    const auto command = ampbench::testing::oracle_python() + " " + ampbench::testing::source_dir() +
+                         "/scripts/export_model.py " + arguments + " --out " + (dir_ / "exported").string() +
+                         " > " + (dir_ / "export.log").string() + " 2>&1";
+    return std::system(command.c_str());
+  }
+  // The config export_model.py wrote for `name`, cut to one epoch of `train` samples (and `val`) under its
+  // data section `data`.
+  json short_config(const std::string& name, const std::string& data, int64_t train, int64_t val) {
+    auto config = json::parse(ampbench::testing::read_file(dir_ / "exported" / (name + ".json")));
+    config["data"][data]["train_samples"] = train;
+    config["data"][data]["val_samples"] = val;
+    config["train"]["epochs"] = 1;
+    return config;
+  }
+
   // The oracle's 20 SGD steps in `mode`, each through ampbench's own TrainingStep (the Trainer's step:
   // autocast over forward and loss, fp16's GradScaler): each step's loss, and the first step's gradients
   // when asked.
@@ -333,15 +350,9 @@ TEST_F(ExportParity, AnLstmThatFailsInFp16FailsThatModeAlone) {
                                     "        return self.head(self.lstm(x)[0][:, -1])\n"
                                     "def make():\n"
                                     "    return Net()\n";
-  const auto command = ampbench::testing::oracle_python() + " " + ampbench::testing::source_dir() +
-                       "/scripts/export_model.py " + (dir_ / "rnn.py").string() +
-                       ":make --shape 6,8 --classes 4 --out " + (dir_ / "exported").string() + " > " +
-                       (dir_ / "export.log").string() + " 2>&1";
-  ASSERT_EQ(std::system(command.c_str()), 0) << ampbench::testing::read_file(dir_ / "export.log");
-  auto config = json::parse(ampbench::testing::read_file(dir_ / "exported" / "make.json"));
-  config["data"]["synthetic"]["train_samples"] = 64;
-  config["data"]["synthetic"]["val_samples"] = 16;
-  config["train"]["epochs"] = 1;
+  ASSERT_EQ(export_with_script((dir_ / "rnn.py").string() + ":make --shape 6,8 --classes 4"), 0)
+      << ampbench::testing::read_file(dir_ / "export.log");
+  const auto config = short_config("make", "synthetic", 64, 16);
   const auto result = run("--config " + write_config(config).string() + " --modes fp32 fp16 bf16 -q --out " +
                           (dir_ / "out").string());
   ASSERT_EQ(run_folders().size(), 1u) << result.err;
@@ -363,12 +374,9 @@ TEST_F(ExportParity, AnLstmThatFailsInFp16FailsThatModeAlone) {
 // image_size, and then exports, and the config it writes passes ampbench's checks at that size.
 TEST_F(ExportParity, TheScriptHandsTheBuilderItsKeywords) {
   if (!python_has("torchvision")) GTEST_SKIP() << ampbench::testing::oracle_python() << " has no torchvision";
-  const auto script = ampbench::testing::oracle_python() + " " + ampbench::testing::source_dir() +
-                      "/scripts/export_model.py torchvision:vit_b_16 --shape 3,64,64 --classes 10 --out " +
-                      (dir_ / "exported").string();
-  const auto log = " > " + (dir_ / "export.log").string() + " 2>&1";
-  EXPECT_NE(std::system((script + log).c_str()), 0) << "a ViT at 64 x 64 exported without image_size";
-  ASSERT_EQ(std::system((script + " --model-arg image_size=64" + log).c_str()), 0)
+  const std::string vit = "torchvision:vit_b_16 --shape 3,64,64 --classes 10";
+  EXPECT_NE(export_with_script(vit), 0) << "a ViT at 64 x 64 exported without image_size";
+  ASSERT_EQ(export_with_script(vit + " --model-arg image_size=64"), 0)
       << ampbench::testing::read_file(dir_ / "export.log");
   const auto result = run("--config " + (dir_ / "exported" / "vit_b_16.json").string() + " --dry-run");
   EXPECT_EQ(result.exit_code, 0) << result.err;
@@ -385,15 +393,9 @@ TEST_F(ExportParity, AModuleWithDropoutAndBatchNormExportedByTheScriptTrainsInEv
          "    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8),\n"
          "        nn.ReLU(), nn.Dropout(0.2), nn.AdaptiveAvgPool2d(1), nn.Flatten(),\n"
          "        nn.Linear(8, 10))\n";
-  const std::string command = ampbench::testing::oracle_python() + " " + ampbench::testing::source_dir() +
-                              "/scripts/export_model.py " + (dir_ / "mine.py").string() +
-                              ":make --shape 3,8,8 --classes 10 --out " + (dir_ / "exported").string() +
-                              " > " + (dir_ / "export.log").string() + " 2>&1";
-  ASSERT_EQ(std::system(command.c_str()), 0) << ampbench::testing::read_file(dir_ / "export.log");
-  auto config = json::parse(ampbench::testing::read_file(dir_ / "exported" / "make.json"));
-  config["data"]["synthetic"]["train_samples"] = 64;
-  config["data"]["synthetic"]["val_samples"] = 32;
-  config["train"]["epochs"] = 1;
+  ASSERT_EQ(export_with_script((dir_ / "mine.py").string() + ":make --shape 3,8,8 --classes 10"), 0)
+      << ampbench::testing::read_file(dir_ / "export.log");
+  const auto config = short_config("make", "synthetic", 64, 32);
   const auto result = run("--config " + write_config(config).string() +
                           " --modes fp32 fp16 bf16 fp8 --profile --out " + (dir_ / "out").string());
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -422,14 +424,9 @@ TEST_F(ExportParity, AModuleWithDropoutAndBatchNormExportedByTheScriptTrainsInEv
 TEST_F(ExportParity, ABertClassifierExportedByTheScriptTrainsOnSequenceClassesInEveryMode) {
   if (!python_has("transformers"))
     GTEST_SKIP() << ampbench::testing::oracle_python() << " has no transformers to export with";
-  const std::string command = ampbench::testing::oracle_python() + " " + ampbench::testing::source_dir() +
-                              "/scripts/export_model.py bert --classes 3 --context 16 --vocab 64 --out " +
-                              (dir_ / "exported").string() + " > " + (dir_ / "export.log").string() + " 2>&1";
-  ASSERT_EQ(std::system(command.c_str()), 0) << ampbench::testing::read_file(dir_ / "export.log");
-  auto config = json::parse(ampbench::testing::read_file(dir_ / "exported" / "bert.json"));
-  config["data"]["synthetic_tokens"]["train_samples"] = 64;
-  config["data"]["synthetic_tokens"]["val_samples"] = 32;
-  config["train"]["epochs"] = 1;
+  ASSERT_EQ(export_with_script("bert --classes 3 --context 16 --vocab 64"), 0)
+      << ampbench::testing::read_file(dir_ / "export.log");
+  const auto config = short_config("bert", "synthetic_tokens", 64, 32);
   const auto result = run("--config " + write_config(config).string() + " --modes fp32 fp16 bf16 --out " +
                           (dir_ / "out").string());
   ASSERT_EQ(result.exit_code, 0) << result.err;
