@@ -12,6 +12,7 @@ MlpImpl::MlpImpl(const MlpOptions& options) {
   for (int64_t i = 0; i < options.depth(); ++i) {
     layers_->push_back(torch::nn::Linear(in, options.width()));
     layers_->push_back(torch::nn::ReLU(torch::nn::ReLUOptions().inplace(true)));
+    if (options.dropout() > 0) layers_->push_back(torch::nn::Dropout(options.dropout()));
     in = options.width();
   }
   layers_->push_back(torch::nn::Linear(in, options.num_classes()));
@@ -33,6 +34,7 @@ MlpOptions read_mlp_options(util::ObjectReader& options, const InputSpec& input)
   MlpOptions out(features, input.num_classes);
   out.width(options.integer("width", out.width(), 1, 1 << 16));
   out.depth(options.integer("depth", out.depth(), 0, 64));
+  out.dropout(options.number("dropout", out.dropout(), 0, 0.99));
   options.finish();
   return out;
 }
@@ -54,12 +56,18 @@ ModelSize model_size_of(const MlpOptions& o) {
   return {parameters + (in + 1) * double(o.num_classes()), 0};
 }
 
-nlohmann::json options_json_of(const MlpOptions& o) { return {{"width", o.width()}, {"depth", o.depth()}}; }
+// dropout only where it is on: a config without it is the same experiment (and config hash) as before it
+// existed.
+nlohmann::json options_json_of(const MlpOptions& o) {
+  nlohmann::json out{{"width", o.width()}, {"depth", o.depth()}};
+  if (o.dropout() > 0) out["dropout"] = o.dropout();
+  return out;
+}
 
 ModelEntry mlp_entry() {
   ModelEntry entry;
   entry.name = "mlp";
-  entry.description = "multi-layer perceptron on flattened inputs (options: width, depth)";
+  entry.description = "multi-layer perceptron on flattened inputs (options: width, depth, dropout)";
   entry.read = [](util::ObjectReader& options, const InputSpec& input) -> std::shared_ptr<const ModelSpec> {
     return std::make_shared<ModelSpecOf<MlpOptions>>(read_mlp_options(options, input), input);
   };

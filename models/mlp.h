@@ -17,9 +17,10 @@ struct MlpOptions {
   TORCH_ARG(int64_t, num_classes);
   TORCH_ARG(int64_t, width) = 512;  // units in each hidden layer
   TORCH_ARG(int64_t, depth) = 2;    // hidden layers
+  TORCH_ARG(double, dropout) = 0;   // the probability each hidden unit is dropped in training
 };
 
-// Flatten, then `depth` x (Linear + ReLU) of `width` units, then a Linear classifier.
+// Flatten, then `depth` x (Linear + ReLU [+ Dropout]) of `width` units, then a Linear classifier.
 class MlpImpl : public Network {
  public:
   explicit MlpImpl(const MlpOptions& options);
@@ -29,7 +30,7 @@ class MlpImpl : public Network {
   torch::nn::Sequential layers_;
 };
 
-// Reads width and depth from a config's model.options (defaults above); the input fixes the rest.
+// Reads width, depth and dropout from a config's model.options (defaults above); the input fixes the rest.
 MlpOptions read_mlp_options(util::ObjectReader& options, const InputSpec& input);
 std::shared_ptr<Network> build_network(const MlpOptions& options);
 double forward_macs_of(const MlpOptions& options, const InputSpec& input);

@@ -192,6 +192,25 @@ TEST(Trainer, TheFirstBatchGradientMatchesItselfInFp32AndIsCloseInBf16) {
   EXPECT_GT(*ampbench::train::gradient_cosine(*fp16, *fp32), 0.99);
 }
 
+// With dropout in a reference model every mode's first-batch gradient draws the same masks: fp32's is the
+// same tensor twice over (different masks would part it), and bf16's is fp32's but for rounding.
+TEST(Trainer, TheFirstBatchGradientDrawsTheSameDropoutMasksInEveryMode) {
+  auto doc = fp16_config(1, 1.0);
+  doc["model"]["options"] = {{"width", 64}, {"depth", 2}, {"dropout", 0.5}};
+  auto config = ampbench::config::parse_experiment_config(doc);
+  auto dataset = ampbench::data::load_dataset(config.data, torch::kCPU);
+  torch::manual_seed(0);
+  auto model = config.model.spec->build();
+  using ampbench::amp::PrecisionMode;
+  const auto options = ampbench::train::TrainerOptions::from(config);
+  auto gradient = [&](PrecisionMode mode) {
+    return ampbench::train::first_batch_gradient(mode, *model, options, dataset, torch::kCPU).value();
+  };
+  const auto fp32 = gradient(PrecisionMode::fp32);
+  EXPECT_TRUE(torch::equal(fp32, gradient(PrecisionMode::fp32)));
+  EXPECT_GT(*ampbench::train::gradient_cosine(gradient(PrecisionMode::bf16), fp32), 0.99);
+}
+
 // A zero gradient has no direction: its cosine with anything is undefined, not 0/0 = NaN in a report; so is
 // one that is not finite.
 TEST(Trainer, TheGradientCosineIsUndefinedForAZeroOrNonFiniteGradient) {
