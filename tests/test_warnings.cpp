@@ -9,6 +9,17 @@
 
 using namespace ampbench::testing;
 
+namespace {
+
+// An empty report of a Release build, which the debug_build warning leaves alone.
+RunReport release_report() {
+  RunReport r;
+  r.context.environment.build_type = "Release";
+  return r;
+}
+
+}  // namespace
+
 TEST(Warnings, FewRepeatsHighCvOutliersAndDebugBuilds) {
   auto r = fixed_report();
   auto kinds = [](const std::vector<Warning>& ws) {
@@ -43,8 +54,7 @@ TEST(Warnings, FewRepeatsHighCvOutliersAndDebugBuilds) {
 }
 
 TEST(Warnings, AModeWithFewerTrialsThanTheOthersHasAFewRepeatsLineOfItsOwn) {
-  RunReport r;
-  r.context.environment.build_type = "Release";
+  auto r = release_report();
   r.measured.data_on_device = true;
   for (int t = 1; t <= 2; ++t) {
     r.measured.trials.push_back(trial(PrecisionMode::fp32, t, 1.0, 4000, 1.0));
@@ -69,8 +79,7 @@ TEST(Warnings, AModeWithFewerTrialsThanTheOthersHasAFewRepeatsLineOfItsOwn) {
 }
 
 TEST(Warnings, AnEpochFarFasterThanTheRestIsSaidToBeFaster) {
-  RunReport r;
-  r.context.environment.build_type = "Release";
+  auto r = release_report();
   r.measured.data_on_device = true;
   for (int t = 1; t <= 5; ++t)
     r.measured.trials.push_back(trial(PrecisionMode::fp32, t, t == 3 ? 0.3 : 1.0 + 0.01 * t, 4000, 1.0));
@@ -89,8 +98,7 @@ TEST(Warnings, AnEpochFarFasterThanTheRestIsSaidToBeFaster) {
 // With near-constant epochs the MAD is near zero, and the MAD rule alone calls a 3 % wobble an outlier.
 TEST(Warnings, AnOutlierMustBeFarFromTheMedianNotOnlyFarInMads) {
   auto outliers_with = [](double odd_epoch_seconds) {
-    RunReport r;
-    r.context.environment.build_type = "Release";
+    auto r = release_report();
     for (int t = 1; t <= 5; ++t) {
       const double seconds = t == 4 ? odd_epoch_seconds : 1.0 + 0.0005 * t;
       r.measured.trials.push_back(trial(PrecisionMode::fp32, t, seconds, 4000, 1.0));
@@ -109,8 +117,7 @@ TEST(Warnings, AnOutlierMustBeFarFromTheMedianNotOnlyFarInMads) {
 
 TEST(Warnings, AScaleCollapseIsALongRunOfBackOffsOrAScaleBelowOne) {
   auto warnings_for = [](LossScaleTrace trace) {
-    RunReport r;
-    r.context.environment.build_type = "Release";
+    auto r = release_report();
     TrialRecord t;
     t.mode = PrecisionMode::fp16;
     t.status = TrialStatus::interrupted;  // no summary needed: the trace alone decides
@@ -127,8 +134,7 @@ TEST(Warnings, AScaleCollapseIsALongRunOfBackOffsOrAScaleBelowOne) {
 
 TEST(Warnings, AModeCaveatIsFlaggedWithItsKindAndAdvice) {
   using Caveat = ampbench::amp::ModeCaveat;
-  RunReport r;
-  r.context.environment.build_type = "Release";
+  auto r = release_report();
   r.measured.mode_caveats[PrecisionMode::fp16] = {Caveat::Kind::no_tensor_cores, "no tensor cores",
                                                   "use a newer GPU"};
   r.measured.mode_caveats[PrecisionMode::bf16] = {Caveat::Kind::no_16bit_arithmetic, "no bf16 arithmetic",
@@ -154,8 +160,7 @@ std::vector<Warning> of_kind(const std::vector<Warning>& warnings, WarningKind k
 
 // fp32 and bf16, three trials each; bf16's epochs take `bf16_seconds` against fp32's 1 s.
 RunReport two_modes(double bf16_seconds) {
-  RunReport r;
-  r.context.environment.build_type = "Release";
+  auto r = release_report();
   r.context.repeats = 3;
   for (int t = 1; t <= 3; ++t) {
     r.measured.trials.push_back(trial(PrecisionMode::fp32, t, 1.0, 4000, 1.0));
@@ -285,8 +290,7 @@ TEST(Warnings, ContentionIsToldFromTheRunQueueWaitMeasured) {
 
 // fp16 that skipped every optimizer step never trained: a warning says so, and fidelity cannot pass.
 TEST(Warnings, Fp16ThatNeverSteppedIsWarnedAndFailsFidelity) {
-  RunReport r;
-  r.context.environment.build_type = "Release";
+  auto r = release_report();
   r.context.fidelity_tolerance = 0.05;
   r.measured.trials.push_back(trial(PrecisionMode::fp32, 1, 1.0, 4000, 1.0));
   auto fp16 = trial(PrecisionMode::fp16, 1, 1.0, 4000, 1.0);  // the same loss as fp32's
@@ -306,8 +310,7 @@ TEST(Warnings, Fp16ThatNeverSteppedIsWarnedAndFailsFidelity) {
 }
 
 TEST(Warnings, AnOptimizerFallbackIsWarnedOncePerModeNamingTheKernel) {
-  RunReport r;
-  r.context.environment.build_type = "Release";
+  auto r = release_report();
   for (int t = 1; t <= 2; ++t) {
     ampbench::train::TrialRecord record;
     record.mode = PrecisionMode::bf16_pure;
@@ -325,8 +328,7 @@ TEST(Warnings, AnOptimizerFallbackIsWarnedOncePerModeNamingTheKernel) {
 }
 
 TEST(Warnings, ANumericsPassThatFoundNoModeToObserveSaysSo) {
-  RunReport r;
-  r.context.environment.build_type = "Release";
+  auto r = release_report();
   r.context.numerics_requested = true;
   ampbench::train::TrialRecord fp32;
   fp32.mode = PrecisionMode::fp32;
@@ -340,8 +342,7 @@ TEST(Warnings, ANumericsPassThatFoundNoModeToObserveSaysSo) {
 }
 
 TEST(Warnings, AOneEpochRunSaysItsSpeedFiguresComeFromEpochOne) {
-  RunReport r;
-  r.context.environment.build_type = "Release";
+  auto r = release_report();
   ampbench::train::TrialRecord trial;
   trial.mode = PrecisionMode::fp32;
   trial.warmup_steps_excluded = 2;
@@ -355,8 +356,7 @@ TEST(Warnings, AOneEpochRunSaysItsSpeedFiguresComeFromEpochOne) {
 }
 
 TEST(Warnings, AFailedOrStoppedDivergenceReplayIsWarnedAsThePassItIs) {
-  RunReport r;
-  r.context.environment.build_type = "Release";
+  auto r = release_report();
   ampbench::train::TrialRecord trial;
   trial.mode = PrecisionMode::fp16;
   trial.status = ampbench::train::TrialStatus::diverged;
