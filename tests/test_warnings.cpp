@@ -238,6 +238,20 @@ TEST(Warnings, ASlowModeIsNotBlamedOnWorkFp32DoesToo) {
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].message.find("aten::mm (backward) alone took 0.05 s"), std::string::npos)
       << warnings[0].message;
+  // An op of the optimizer phase that fp32 never ran is the mode's own work, and is named.
+  r.measured.profiles[1].profile->top_ops.push_back({"aten::_amp_foreach_non_finite_check_and_unscale_",
+                                                     Phase::optimizer,
+                                                     OpClass::optimizer,
+                                                     {},
+                                                     {},
+                                                     1,
+                                                     0.1,
+                                                     0});
+  warnings = of_kind(find_warnings(r), WarningKind::slow_mode);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].message.find("aten::_amp_foreach_non_finite_check_and_unscale_ (optimizer) alone"),
+            std::string::npos)
+      << warnings[0].message;
 }
 
 // A profiled pass that waited for a CPU says so, with what was measured; a quiet one says nothing.

@@ -38,7 +38,7 @@ std::optional<Figure> plain(const std::optional<T>& value) {
 std::optional<Figure> throughput(const ModeSummary& s) {
   const auto figures = figures_of(s);
   if (figures.trial_rates.empty()) return std::nullopt;
-  return Figure{*measure::summarize_samples(figures.trial_rates).median, figures.throughput_interval};
+  return Figure{*measure::median(figures.trial_rates), figures.throughput_interval};
 }
 
 // Over the fidelity seeds: their mean with its 95 % t interval; at one seed, the run's val loss.

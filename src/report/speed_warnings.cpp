@@ -35,18 +35,20 @@ double fp32_seconds_of(const profile::ModeProfile& fp32, const profile::OpTime& 
 }
 
 // Whether `op` of `mode`'s pass is work fp32's pass does too, so that its extra time is no 16-bit kernel's:
-// the optimizer's step where the mode keeps fp32 master weights, or an op fp32 ran with the same input
-// dtypes and shapes.
+// an op of fp32's optimizer step where the mode keeps fp32 master weights (the tensor lists the fused
+// kernels take carry no dtypes to compare), or an op fp32 ran with the same input dtypes and shapes. An op
+// fp32 never ran (GradScaler's unscale, a cast) is the mode's own.
 bool runs_as_in_fp32(const profile::OpTime& op, amp::PrecisionMode mode, const profile::ModeProfile& fp32) {
   const auto& row = amp::recipe_of(mode);
   const auto& base = amp::recipe_of(amp::PrecisionMode::fp32);
-  if (op.phase == profile::Phase::optimizer)
-    return row.weights == base.weights && row.update_rounding == base.update_rounding;
+  const bool fp32_state = row.weights == base.weights && row.update_rounding == base.update_rounding;
   const bool typed = std::any_of(op.dtypes.begin(), op.dtypes.end(),
                                  [](const std::string& d) { return !d.empty() && d != "Scalar"; });
-  return typed && std::any_of(fp32.top_ops.begin(), fp32.top_ops.end(), [&](const profile::OpTime& o) {
-           return o.name == op.name && o.phase == op.phase && o.dtypes == op.dtypes && o.shapes == op.shapes;
-         });
+  return std::any_of(fp32.top_ops.begin(), fp32.top_ops.end(), [&](const profile::OpTime& o) {
+    if (o.name != op.name || o.phase != op.phase) return false;
+    if (op.phase == profile::Phase::optimizer) return fp32_state;
+    return typed && o.dtypes == op.dtypes && o.shapes == op.shapes;
+  });
 }
 
 // Where a slow mode's extra time went, from the profiled pass: the op that costs it most beyond fp32's,
