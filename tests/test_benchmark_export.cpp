@@ -97,6 +97,7 @@ TEST(BenchmarkExport, OneSeedGivesTheRunsValLossWithoutAnInterval) {
 
 TEST(BenchmarkExport, AnEmulatedModeHasNoSpeedAndAModeThatNeverFinishedIsLeftOut) {
   auto mx = summary_of(PrecisionMode::mxfp8, {50, 55});
+  mx.emulated = true;
   mx.speedup_vs_fp32 = 0.2;
   auto fp16 = summary_of(PrecisionMode::fp16, {});
   const auto benchmarks = benchmarks_of(report_of({mx, fp16}), "exp");
@@ -106,6 +107,16 @@ TEST(BenchmarkExport, AnEmulatedModeHasNoSpeedAndAModeThatNeverFinishedIsLeftOut
     EXPECT_EQ(figure(benchmarks[0], speed), nullptr) << speed;
   EXPECT_NE(figure(benchmarks[0], "peak-bytes"), nullptr);
   EXPECT_NE(figure(benchmarks[0], "val-loss"), nullptr);
+}
+
+// On a GPU with the format's kernels, the block-scaled mode's time is the format's: it is exported.
+TEST(BenchmarkExport, ABlockScaledModeOnTheKernelsHasItsSpeed) {
+  auto mx = summary_of(PrecisionMode::mxfp8, {50, 55});
+  mx.speedup_vs_fp32 = 1.3;
+  const auto benchmarks = benchmarks_of(report_of({mx}), "exp");
+  ASSERT_EQ(benchmarks.size(), 1u);
+  EXPECT_EQ(figure(benchmarks[0], "speedup-vs-fp32")->value, 1.3);
+  EXPECT_NE(figure(benchmarks[0], "samples-per-second"), nullptr);
 }
 
 TEST(BenchmarkExport, BmfNestsMeasuresUnderBenchmarksWithTheirBounds) {

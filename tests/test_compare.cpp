@@ -136,6 +136,27 @@ TEST(Compare, AClearSlowdownBeyondTheNoiseIsARegressionAndExitsThree) {
   EXPECT_EQ(exit_code(c), 3);
 }
 
+// A block-scaled mode's speed is judged where its products ran on the GPU's kernels (summary[].emulated
+// false), never where either side emulated them; a report before schema 19 has no such field, and every
+// block-scaled mode was emulated then.
+TEST(Compare, AnEmulatedModesSpeedIsNeverJudgedAndOneOnTheKernelsIs) {
+  auto with_emulated = [](json doc, bool emulated) {
+    doc["summary"][0]["emulated"] = emulated;
+    return doc;
+  };
+  const auto base = report_doc(kSchemaVersion, {{"mxfp8", kSteady}});
+  const auto slower = report_doc(kSchemaVersion, {{"mxfp8", {50, 51, 49, 50, 52}}});
+  const auto on_kernels = compare(with_emulated(base, false), with_emulated(slower, false));
+  EXPECT_EQ(mode_of(on_kernels, "mxfp8").speed.verdict, ChangeVerdict::regression);
+  const auto one_emulated = compare(with_emulated(base, false), with_emulated(slower, true));
+  EXPECT_EQ(mode_of(one_emulated, "mxfp8").speed.verdict, ChangeVerdict::emulated);
+  EXPECT_EQ(exit_code(one_emulated), 0);
+  const auto before_19 = compare(report_doc(18, {{"mxfp8", kSteady}}), report_doc(18, {{"mxfp8", {50, 51}}}));
+  EXPECT_EQ(mode_of(before_19, "mxfp8").speed.verdict, ChangeVerdict::emulated);
+  const auto fp32 = compare(report_doc(18, {{"fp32", kSteady}}), report_doc(18, {{"fp32", {50, 51, 49}}}));
+  EXPECT_EQ(mode_of(fp32, "fp32").speed.verdict, ChangeVerdict::regression);
+}
+
 TEST(Compare, ASlowdownTheSpreadCannotTellFromNoiseIsWithinNoiseAndExitsZero) {
   const auto c = compare(report_doc(kSchemaVersion, {{"fp32", {100, 60, 140, 80, 120}}}),
                          report_doc(kSchemaVersion, {{"fp32", {90, 50, 135, 70, 115}}}));

@@ -12,6 +12,7 @@
 #include "config/experiment_config.h"
 #include "measure/device.h"
 #include "models/registry.h"
+#include "report/gates.h"
 
 using ampbench::config::parse_experiment_config;
 using ampbench::testing::source_dir;
@@ -185,6 +186,32 @@ TEST(Config, TheProfiledPassIsOnWhenProfileIsThere) {
   EXPECT_EQ(config.profile.steps, 10);
   EXPECT_EQ(config.profile.warmup_steps, 3);
   EXPECT_EQ(ampbench::config::to_json(config)["profile"], (json{{"steps", 10}, {"warmup_steps", 3}}));
+}
+
+// A block-scaled mode is emulated on the CPU, so a speed gate on it is refused there; on a GPU the run finds
+// out, and where the mode ran emulated its gate fails saying so.
+TEST(Config, ASpeedGateOnABlockScaledModeIsRefusedOnTheCpuAndFailsWhereItRanEmulated) {
+  auto doc = valid();
+  doc["precision"]["modes"] = {"fp32", "mxfp8"};
+  doc["gates"]["min_speedup"]["mxfp8"] = 1.2;
+  doc["device"] = "cpu";
+  EXPECT_EQ(error_of(doc),
+            "/gates/min_speedup/mxfp8: mxfp8 is emulated on the CPU: its time is the emulation's, not the "
+            "format's, so no speed-up is gated");
+  doc["device"] = "auto";
+  const auto config = parse_experiment_config(doc);
+  ampbench::report::ModeSummary fp32, mx;
+  mx.mode = ampbench::amp::PrecisionMode::mxfp8;
+  mx.emulated = true;
+  const auto verdicts = ampbench::report::check_gates(config.gates, {fp32, mx});
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_FALSE(verdicts[0].passed);
+  EXPECT_EQ(
+      verdicts[0].message,
+      "mxfp8 min_speedup: no value (its products were emulated here, so its time is not the format's speed)");
+  mx.emulated = false;
+  mx.speedup_vs_fp32 = 1.5;
+  EXPECT_TRUE(ampbench::report::check_gates(config.gates, {fp32, mx})[0].passed);
 }
 
 TEST(Config, TheNumericsPassIsOnWhenNumericsIsThere) {

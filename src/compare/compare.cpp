@@ -103,8 +103,7 @@ void judge_mode(const ModeFigures& a, const ModeFigures& b, const Comparison& in
   m.speed = speed_change(a, b, in_force.max_slowdown);
   m.memory = memory_change(a, b, in_force.max_memory_increase);
   m.val_loss = val_loss_change(a, b, in_force.max_val_loss_increase);
-  const auto mode = amp::parse_precision_mode(a.mode);  // the reader refused any other name
-  if (mode && amp::recipe_of(*mode).emulated) {
+  if (a.emulated || b.emulated) {
     m.speed.verdict = ChangeVerdict::emulated;
   } else {
     record(m, m.speed,

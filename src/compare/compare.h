@@ -29,8 +29,8 @@ struct CompareLimits {
 //   regression:   past the limit, and beyond the noise (the change's 95 % interval excludes no change);
 //   within_noise: past the limit, but the interval includes no change: the trials cannot tell it from noise;
 //   unjudged:     past the limit, with one sample on a side: no spread to tell noise from change;
-//   emulated:     the speed of a mode whose products are emulated (its row's `emulated`): its time is the
-//                 emulation's cost, not the format's, so it is shown and never judged.
+//   emulated:     the speed of a mode whose products either side emulated (its summary's `emulated`): its
+//                 time is the emulation's cost, not the format's, so it is shown and never judged.
 // Peak memory is deterministic on a fixed device: it is compared exactly (past the limit: a regression).
 // These names are the verdicts of every format compare writes (console, Markdown, JSON).
 enum class ChangeVerdict { ok, regression, within_noise, unjudged, emulated };

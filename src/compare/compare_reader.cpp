@@ -102,8 +102,9 @@ ModeFigures read_mode(const nlohmann::json& entry, const std::string& path) {
   ModeFigures f;
   f.mode = mode.required_string("mode");
   // A name no mode has would be compared with nothing: a tampered report.
-  if (!amp::parse_precision_mode(f.mode))
-    throw util::InputError(mode.path_of("mode"), "is not a precision mode");
+  const auto parsed = amp::parse_precision_mode(f.mode);
+  if (!parsed) throw util::InputError(mode.path_of("mode"), "is not a precision mode");
+  f.emulated = mode.boolean("emulated", amp::recipe_of(*parsed).emulated);
   auto rate = mode.object("samples_per_second");
   if (!rate.is_number("median")) throw util::InputError(rate.path_of("median"), "expected a number");
   f.samples_per_second = rate.number("median", 0.0, 0.0, kMaxFigure, /*exclusive_min=*/true);

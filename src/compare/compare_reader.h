@@ -12,6 +12,7 @@ namespace ampbench::compare {
 // What `compare` reads of one mode in a report.json.
 struct ModeFigures {
   std::string mode;
+  bool emulated = false;            // the summary's (before schema 19: the mode's row, emulated everywhere)
   double samples_per_second = 0;    // the summary's median
   std::vector<double> trial_rates;  // each finished timed trial's samples/s over its compared epochs
   int64_t peak_bytes = 0;           // the summary's: the largest over trials

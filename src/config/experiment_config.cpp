@@ -77,7 +77,7 @@ ExperimentConfig parse_experiment_config(const nlohmann::json& document) {
   config.device = parse_device(root, config.device);
   config.profile = parse_profile(root);
   config.numerics = parse_numerics(root);
-  config.gates = parse_gates(root.object("gates"), config.precision.modes);
+  config.gates = parse_gates(root.object("gates"), config.precision.modes, config.device);
   config.peak_tflops = parse_peak_tflops(root, config.precision.modes);
   config.output_dir = parse_output_dir(root, config.output_dir);
   root.finish();

@@ -51,8 +51,10 @@ using Gates = std::map<Gate, std::map<amp::PrecisionMode, double>>;
 ProfileConfig parse_profile(util::ObjectReader& root);
 // "numerics": {"steps": 4}; present, even empty, turns the numerics pass on.
 NumericsConfig parse_numerics(util::ObjectReader& root);
-// "gates": {"min_speedup": {"bf16": 1.2}, ...}, each mode one of `modes`, which must hold fp32.
-Gates parse_gates(util::ObjectReader gates, const std::vector<amp::PrecisionMode>& modes);
+// "gates": {"min_speedup": {"bf16": 1.2}, ...}, each mode one of `modes`, which must hold fp32. On the
+// `device` "cpu", where a block-scaled mode is always emulated, min_speedup is refused for it.
+Gates parse_gates(util::ObjectReader gates, const std::vector<amp::PrecisionMode>& modes,
+                  const std::string& device);
 // "peak_tflops": 989 (every mode) or {"bf16": 989, "fp32": 66.9}.
 std::map<amp::PrecisionMode, double> parse_peak_tflops(util::ObjectReader& root,
                                                        const std::vector<amp::PrecisionMode>& modes);

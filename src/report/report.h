@@ -24,7 +24,7 @@ namespace ampbench::report {
 
 // report.json's shape. Any change to it (a field or an enum value added, removed, renamed or given another
 // meaning) raises the version, and docs/report.schema.json follows; docs/reports.md lists the versions.
-constexpr int kSchemaVersion = 18;
+constexpr int kSchemaVersion = 19;
 
 struct StepPercentiles {
   double p50 = 0, p90 = 0, p99 = 0;
@@ -68,6 +68,9 @@ struct TrialRate {
 
 struct ModeSummary {
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
+  // Its products were emulated (a block-scaled mode on a device without its kernels): no speed is read from
+  // its time.
+  bool emulated = false;
   int64_t trials = 0;
   std::vector<int64_t> epochs_compared;         // the first epoch is left out when there are several
   std::vector<TrialRate> trials_compared;       // each finished timed trial's, in the order they ran

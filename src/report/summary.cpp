@@ -122,6 +122,12 @@ void forget_speed(ModeSummary& s) {
   s.mfu.reset();
 }
 
+// Whether the mode's products were emulated: its support said so (amp::ModeCaveat::Kind::emulated).
+bool ran_emulated(const train::ExperimentResult& measured, amp::PrecisionMode mode) {
+  const auto caveat = measured.mode_caveats.find(mode);
+  return caveat != measured.mode_caveats.end() && caveat->second.kind == amp::ModeCaveat::Kind::emulated;
+}
+
 void summarize_audit(const train::ExperimentResult& measured, ModeSummary& s) {
   for (const auto& audit : measured.update_audits) {
     if (audit.mode != s.mode) continue;
@@ -178,7 +184,8 @@ std::vector<ModeSummary> summarize(const RunContext& context, const train::Exper
         s.mfu = *s.achieved_tflops / peak->second;
       }
     }
-    if (amp::recipe_of(m.mode).emulated) forget_speed(s);
+    s.emulated = ran_emulated(measured, m.mode);
+    if (s.emulated) forget_speed(s);
     out.push_back(std::move(s));
   }
   return out;

@@ -112,8 +112,13 @@ std::vector<SummaryField> make_fields() {
       {"mfu", T::number, true,
        "achieved_tflops / peak_tflops; null when the peak is unknown, and for an emulated mode",
        member(&ModeSummary::mfu)},
+      {"emulated", T::boolean, false,
+       "its products were emulated here (a block-scaled mode on a device without the format's kernels; the "
+       "emulated warning says why): its time is the emulation's, so no speed-up, TFLOP/s or MFU is read from "
+       "it",
+       member(&ModeSummary::emulated)},
       {"speedup_vs_fp32", T::number, true,
-       "median trial samples/s over fp32's; null without fp32, and for an emulated mode (modes[].emulated)",
+       "median trial samples/s over fp32's; null without fp32, and for an emulated mode (emulated)",
        member(&ModeSummary::speedup_vs_fp32)},
       {"speedup_interval_95", T::interval, true,
        "95 % bootstrap interval of speedup_vs_fp32 over trials; null for fp32, for an emulated mode, and "
@@ -200,6 +205,7 @@ nlohmann::json part_of(const nlohmann::json& value, std::string_view path) {
 std::string cell(const nlohmann::json& value) {
   if (value.is_null()) return "";
   if (value.is_string()) return util::text_cell(value.get<std::string>());
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
   if (value.is_number_integer()) return std::to_string(value.get<int64_t>());
   return util::csv_number(value.get<double>());
 }
@@ -229,6 +235,8 @@ std::string_view schema_type(FieldType type) {
       return "number";
     case FieldType::string:
       return "string";
+    case FieldType::boolean:
+      return "boolean";
     case FieldType::object:
       return "object";
     case FieldType::interval:

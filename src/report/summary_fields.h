@@ -12,11 +12,12 @@
 namespace ampbench::report {
 
 // What a summary field holds, and so how report.json's schema types it and summary.csv spells it:
-//   integer, number, string: one value (schema "integer", "number", "string"), one CSV column;
+//   integer, number, string, boolean: one value (schema "integer", "number", "string", "boolean"), one CSV
+//   column (a boolean's "true" or "false");
 //   interval: a 95 % interval [low, high] (schema "array"), the columns NAME.low and NAME.high;
 //   object: named figures (schema "object"), a column NAME.PART for each of the field's csv_parts;
 //   list: a list per trial or epoch (schema "array"), no CSV column (report.csv has those rows).
-enum class FieldType { integer, number, string, interval, object, list };
+enum class FieldType { integer, number, string, boolean, interval, object, list };
 std::string_view schema_type(FieldType type);
 
 // One field of a mode's summary: report.json's summary[] key, its type, whether it may be null, what it

@@ -22,7 +22,7 @@ std::string mebibytes(int64_t bytes) {
 }
 
 std::string speedup_text(const ModeSummary& s) {
-  if (amp::recipe_of(s.mode).emulated) return "emulated";
+  if (s.emulated) return "emulated";
   if (!s.speedup_vs_fp32) return "-";
   std::string text = util::format_number("%.2fx", *s.speedup_vs_fp32);
   if (s.speedup_interval) {
