@@ -1,10 +1,12 @@
 // The block-scaled formats bit for bit against their references (tests/parity/block_formats_oracle.py):
 // torchao 0.18's MXFP8 (both scale roundings) and NVFP4 quantizers, TransformerEngine's blockwise fp8 rule
 // written from its definition, torchao's Hadamard matrix on the same signs, torchao's emulated MXFP8 linear,
-// and products of NVFP4 operands. Without torchao these tests skip and say why.
+// products of NVFP4 operands, and the operands as torchao hands them to torch._scaled_mm
+// (block_scaled_kernels.h). Without torchao these tests skip and say why.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "amp/block_scaled_kernels.h"
 #include "amp/block_scaled_linear.h"
 
 #include "python_oracle.h"
@@ -41,6 +43,9 @@ torch::Tensor special_values() {
   return special.to(torch::kBFloat16);
 }
 
+// Two tiles of rows and two of columns, neither full: the swizzle's padding shows.
+torch::Tensor scale_matrix() { return torch::arange(1, 1 + 130 * 5, torch::kFloat32).reshape({130, 5}); }
+
 class BlockFormatsParity : public ampbench::testing::TempDirTest {
  protected:
   void SetUp() override {
@@ -53,7 +58,9 @@ class BlockFormatsParity : public ampbench::testing::TempDirTest {
     for (const char* name : {"x", "w", "go"})
       inputs_.insert(std::string(name) + "_t", inputs_.at(name).t().contiguous());
     inputs_.insert("special", special_values());
-    ampbench::testing::write_tensors(inputs_, dir_ / "in.pt");
+    auto with_scales = inputs_.copy();
+    with_scales.insert("scale_matrix", scale_matrix());
+    ampbench::testing::write_tensors(with_scales, dir_ / "in.pt");
     ASSERT_NO_FATAL_FAILURE(ampbench::testing::run_oracle(
         "block_formats_oracle.py", (dir_ / "in.pt").string() + " " + (dir_ / "out.pt").string(),
         dir_ / "oracle.log"));
@@ -137,6 +144,24 @@ TEST_F(BlockFormatsParity, TheNvfp4LinearMultipliesTorchaosQuantizedOperands) {
   expect_same(y.detach(), at::mm(values("x"), values("w").t()), "output");
   expect_same(x.grad(), at::mm(values("go"), values("w_t").t()), "grad_input");
   expect_same(w.grad(), at::mm(values("go_t"), values("x_t").t()), "grad_weight");
+}
+
+// The bytes at::_scaled_mm_v2 gets are the bytes torchao gives torch._scaled_mm: e4m3 and packed e2m1
+// elements, E8M0 and e4m3 block scales through the 32_4_4 swizzle.
+TEST_F(BlockFormatsParity, TheKernelOperandsAreTheBytesTorchaoHandsToScaledMm) {
+  if (IsSkipped()) return;
+  expect_same(ampbench::amp::swizzle_32_4_4(scale_matrix()), theirs("swizzle"), "the swizzle");
+  for (const char* name : {"x", "w"}) {
+    const auto mx = ampbench::amp::kernel_operand(
+        ampbench::amp::quantize_mxfp8(inputs_.at(name), ScaleRounding::rceil), LinearRecipe::mxfp8, 1);
+    const auto nv = ampbench::amp::kernel_operand(ampbench::amp::quantize_nvfp4(inputs_.at(name)),
+                                                  LinearRecipe::nvfp4, 1);
+    const std::string key = std::string(name) + "/kernel/";
+    expect_same(mx.data.view(torch::kUInt8), theirs(key + "mxfp8/data"), key + "mxfp8 data");
+    expect_same(mx.scales[0].view(torch::kUInt8), theirs(key + "mxfp8/scales"), key + "mxfp8 scales");
+    expect_same(nv.data.view(torch::kUInt8), theirs(key + "nvfp4/data"), key + "nvfp4 data");
+    expect_same(nv.scales[0].view(torch::kUInt8), theirs(key + "nvfp4/scales"), key + "nvfp4 scales");
+  }
 }
 
 }  // namespace

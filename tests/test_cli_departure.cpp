@@ -1,8 +1,11 @@
 // End to end: --numerics puts each mode's linear layers against an fp32 copy of the model on the same
 // batches (numerics[].departures) and, in a block-scaled mode, says what the quantization did to each
-// operand; and the layer filter keeps layers in bf16.
+// operand; the layer filter keeps layers in bf16; and on the CPU every block-scaled mode is emulated and says
+// why.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include <set>
 
 #include "cli_fixture.h"
 
@@ -64,6 +67,22 @@ TEST_F(Departure, EveryModeButFp32IsPutAgainstAnFp32CopyLayerByLayer) {
   // bf16's 8 significant bits are nearer fp32 than e4m3's 4, which are nearer than e2m1's 2.
   EXPECT_LT(hidden_error["bf16"], hidden_error["mxfp8"]);
   EXPECT_LT(hidden_error["mxfp8"], hidden_error["nvfp4"]);
+  // On the CPU every block-scaled mode is emulated: the summary says so and reads no speed-up from it, and
+  // the warning says why the kernels were not used.
+  std::set<std::string> warned;
+  for (const auto& w : report["warnings"]) {
+    if (w["kind"] != "emulated") continue;
+    warned.insert(w["mode"].get<std::string>());
+    EXPECT_NE(w["message"].get<std::string>().find("emulated here (the CPU has no block-scaled kernels)"),
+              std::string::npos)
+        << w["message"];
+  }
+  for (const auto& s : report["summary"]) {
+    const bool block_scaled = s["mode"] != "fp32" && s["mode"] != "bf16";
+    EXPECT_EQ(s["emulated"], block_scaled) << s["mode"];
+    EXPECT_EQ(s["speedup_vs_fp32"].is_null(), block_scaled) << s["mode"];
+    EXPECT_EQ(warned.contains(s["mode"].get<std::string>()), block_scaled) << s["mode"];
+  }
 }
 
 // A filter that keeps every layer in bf16 leaves mxfp8 bf16 itself: the same departures, bit for bit, and

@@ -35,13 +35,6 @@ torch::Tensor in_tiles(const torch::Tensor& x, int64_t rows, int64_t columns) {
       .reshape({-1, rows * columns});
 }
 
-// The inverse of in_tiles, into the matrix's `shape`.
-torch::Tensor from_tiles(const torch::Tensor& tiles, at::IntArrayRef shape, int64_t rows, int64_t columns) {
-  return tiles.reshape({shape[0] / rows, shape[1] / columns, rows, columns})
-      .permute({0, 2, 1, 3})
-      .reshape(shape);
-}
-
 // An fp32 tensor's bits as int32, and back.
 torch::Tensor bits_of(const torch::Tensor& x) { return x.contiguous().view(torch::kInt32); }
 torch::Tensor float_of(const torch::Tensor& bits) { return bits.contiguous().view(torch::kFloat32); }
@@ -108,11 +101,23 @@ BlockQuantized nvfp4_blocks(const torch::Tensor& blocks, const torch::Tensor& pe
   const auto reciprocal = per_tensor.reciprocal() / scale;
   const auto codes = to_e2m1(torch::clamp(blocks * reciprocal, -kE2m1Max, kE2m1Max), generator);
   const auto decode = per_tensor * scale;
-  return {codes * decode, decode.squeeze(-1), blocks.size(0), count(relative > kE4m3Max),
+  return {codes * decode,
+          decode.squeeze(-1),
+          blocks.size(0),
+          codes,
+          scale.squeeze(-1),
+          per_tensor,
+          count(relative > kE4m3Max),
           count((relative < kE4m3SmallestNormal) & (block_scale > 0))};
 }
 
 }  // namespace
+
+torch::Tensor from_tiles(const torch::Tensor& tiles, at::IntArrayRef shape, int64_t rows, int64_t columns) {
+  return tiles.reshape({shape[0] / rows, shape[1] / columns, rows, columns})
+      .permute({0, 2, 1, 3})
+      .reshape(shape);
+}
 
 std::string_view to_string(ScaleRounding rounding) {
   return rounding == ScaleRounding::rceil ? "rceil" : "floor";
@@ -134,7 +139,8 @@ BlockQuantized quantize_mxfp8(const torch::Tensor& x, ScaleRounding rounding) {
   // flushed: a nonzero block below E8M0's least scale, left unscaled, its elements underflowing.
   const auto saturated = (scaled.abs() > kE4m3Max).any(-1);
   const auto flushed = (exponent.squeeze(-1) == 0) & (amax.squeeze(-1) > 0);
-  return {values, scale.squeeze(-1), blocks.size(0), count(saturated), count(flushed)};
+  const auto block_scales = scale.squeeze(-1);
+  return {values, block_scales, blocks.size(0), codes, block_scales, {}, count(saturated), count(flushed)};
 }
 
 BlockQuantized quantize_nvfp4(const torch::Tensor& x, bool tiles_2d,
@@ -179,7 +185,14 @@ BlockQuantized quantize_fp8_blocks(const torch::Tensor& x, int64_t tile_rows) {
   const auto codes = torch::clamp(tiles * scale, -kE4m3Max, kE4m3Max).to(torch::kFloat8_e4m3fn);
   const auto inverse = scale.reciprocal();
   const auto values = from_tiles(codes.to(torch::kFloat32) * inverse, x.sizes(), tile_rows, kFp8BlockTile);
-  return {values, inverse.squeeze(-1), tiles.size(0), count(torch::isinf(amax)),
+  const auto tile_scales = inverse.squeeze(-1);
+  return {values,
+          tile_scales,
+          tiles.size(0),
+          codes,
+          tile_scales,
+          {},
+          count(torch::isinf(amax)),
           torch::zeros({}, torch::kLong)};
 }
 

@@ -24,6 +24,11 @@ struct BlockQuantized {
   // e4m3 scale times the per-tensor scale; a blockwise fp8 tile's inverse scale).
   torch::Tensor scales;
   int64_t blocks = 0;
+  // What a kernel multiplies (block_scaled_kernels.h), kept as the quantization made them: the elements in
+  // blocks' order ([blocks, block elements]; e4m3 in float8_e4m3fn, e2m1's values in fp32), each block's
+  // scale as its format stores it, in fp32 (NVFP4's e4m3 scale without the per-tensor one; the same tensor as
+  // `scales` for the other formats), and NVFP4's per-tensor scale (0-d; undefined for the other formats).
+  torch::Tensor codes, stored_scales, tensor_scale;
   // Blocks whose values or scale the format could not hold (0-d int64 tensors on the operand's device, never
   // read here, so that the timed loop does not wait for them): saturated, a block whose largest elements were
   // clamped to the format's largest (an MX block under FLOOR's scale, an NVFP4 scale above e4m3's range, a
@@ -61,5 +66,8 @@ torch::Tensor hadamard_16_matrix();
 // for weights), the scale 448 / amax rounded down to a power of two (1 for a tile of zeros, inf or NaN).
 inline constexpr int64_t kFp8BlockTile = 128;
 BlockQuantized quantize_fp8_blocks(const torch::Tensor& x, int64_t tile_rows);
+
+// A matrix of `shape` from its tiles of `rows` x `columns`, one tile a row (the blocks' order above).
+torch::Tensor from_tiles(const torch::Tensor& tiles, at::IntArrayRef shape, int64_t rows, int64_t columns);
 
 }  // namespace ampbench::amp

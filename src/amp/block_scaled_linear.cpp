@@ -2,6 +2,7 @@
 
 #include <c10/core/impl/LocalDispatchKeySet.h>
 
+#include "amp/block_scaled_kernels.h"
 #include "amp/linear_observer.h"
 #include "util/enum_names.h"
 
@@ -21,16 +22,28 @@ bool feeds_weight_gradient(LinearOperand role) {
   return role == LinearOperand::grad_output_transposed || role == LinearOperand::input_transposed;
 }
 
-// The operand as the product takes it: emulated, in its own dtype. An observer (linear_observer.h) sees what
-// the quantization did, against the operand as quantized (after the Hadamard transform, where there is one).
-torch::Tensor emulated(const torch::Tensor& operand, LinearOperand role, const Float8Settings& settings,
-                       std::optional<at::Generator> generator, const void* key) {
-  const auto q = emulate_operand(operand, role, settings.recipe, settings.block, std::move(generator));
+// The operand quantized as the product takes it. An observer (linear_observer.h) sees what the quantization
+// did, against the operand as quantized (after the Hadamard transform, where there is one).
+BlockQuantized quantized(const torch::Tensor& operand, LinearOperand role, const Float8Settings& settings,
+                         std::optional<at::Generator> generator, const void* key) {
+  auto q = emulate_operand(operand, role, settings.recipe, settings.block, std::move(generator));
   if (key && observing_linear_layers()) {
     const bool transformed = transformed_first(role, settings.recipe, settings.block);
     observe_operand(key, std::string(to_string(role)), transformed ? hadamard_16(operand) : operand, q);
   }
-  return q.values.to(operand.scalar_type());
+  return q;
+}
+
+// a @ b^T of two operands quantized along K, in `dtype`: on the device's kernel (settings.kernels), or
+// emulated, the dequantized values multiplied in `dtype` with fp32 accumulation.
+torch::Tensor product(const BlockQuantized& a, LinearOperand a_role, const BlockQuantized& b,
+                      LinearOperand b_role, const Float8Settings& settings, c10::ScalarType dtype) {
+  if (settings.kernels) {
+    return kernel_product(
+        kernel_operand(a, settings.recipe, tile_rows(a_role, settings.recipe, settings.block)),
+        kernel_operand(b, settings.recipe, tile_rows(b_role, settings.recipe, settings.block)), dtype);
+  }
+  return at::mm(a.values.to(dtype), b.values.to(dtype).t());
 }
 
 void save_settings(AutogradContext* ctx, const Float8Settings& settings,
@@ -40,6 +53,7 @@ void save_settings(AutogradContext* ctx, const Float8Settings& settings,
   ctx->saved_data["hadamard"] = settings.block.nvfp4_hadamard;
   ctx->saved_data["tiles_2d"] = settings.block.nvfp4_weight_tiles_2d;
   ctx->saved_data["stochastic"] = settings.block.nvfp4_stochastic;
+  ctx->saved_data["kernels"] = settings.kernels;
   ctx->saved_data["generator"] = generator ? c10::IValue(*generator) : c10::IValue();
 }
 
@@ -50,6 +64,7 @@ Float8Settings saved_settings(AutogradContext* ctx) {
   settings.block.nvfp4_hadamard = ctx->saved_data["hadamard"].toBool();
   settings.block.nvfp4_weight_tiles_2d = ctx->saved_data["tiles_2d"].toBool();
   settings.block.nvfp4_stochastic = ctx->saved_data["stochastic"].toBool();
+  settings.kernels = ctx->saved_data["kernels"].toBool();
   return settings;
 }
 
@@ -73,7 +88,7 @@ class BlockScaledMatmul : public torch::autograd::Function<BlockScaledMatmul> {
     ctx->saved_data["record"] = record ? c10::IValue::make_capsule(record) : c10::IValue();
     const auto rows = input.reshape({-1, input.size(-1)});
     const void* key = record ? record->key : nullptr;
-    torch::Tensor x, w;
+    BlockQuantized x, w;
     {
       OperandScope preparing;  // the operands' preparation: values of the emulation, not of the layer
       const auto weight_in_dtype = weight.to(input.scalar_type());
@@ -81,10 +96,10 @@ class BlockScaledMatmul : public torch::autograd::Function<BlockScaledMatmul> {
         record->input_amax = rows.abs().max();
         record->weight_amax = weight_in_dtype.abs().max();
       }
-      x = emulated(rows, LinearOperand::input, settings, generator, key);
-      w = emulated(weight_in_dtype, LinearOperand::weight, settings, generator, key);
+      x = quantized(rows, LinearOperand::input, settings, generator, key);
+      w = quantized(weight_in_dtype, LinearOperand::weight, settings, generator, key);
     }
-    auto out = at::mm(x, w.t());
+    auto out = product(x, LinearOperand::input, w, LinearOperand::weight, settings, input.scalar_type());
     auto shape = input.sizes().vec();
     shape.back() = weight.size(0);
     return at::_unsafe_view(out, shape);
@@ -101,20 +116,24 @@ class BlockScaledMatmul : public torch::autograd::Function<BlockScaledMatmul> {
                             : c10::intrusive_ptr<Float8LayerRecord>();
     const void* key = record ? record->key : nullptr;
     // dx = dy W, blocked along the output features; dW = dy^T x, blocked along the rows.
-    torch::Tensor dy, w_t, dy_t, x_t;
+    BlockQuantized dy, w_t, dy_t, x_t;
     {
       OperandScope preparing;
       const auto go = grads[0].reshape({-1, saved[1].size(0)}).contiguous();
       const auto rows = input.reshape({-1, input.size(-1)});
       const auto w = saved[1].to(go.scalar_type());
       if (record) record->grad_output_amax = go.abs().max();
-      dy = emulated(go, LinearOperand::grad_output, settings, generator, key);
-      w_t = emulated(w.t().contiguous(), LinearOperand::weight_transposed, settings, generator, key);
-      dy_t = emulated(go.t().contiguous(), LinearOperand::grad_output_transposed, settings, generator, key);
-      x_t = emulated(rows.t().contiguous(), LinearOperand::input_transposed, settings, generator, key);
+      dy = quantized(go, LinearOperand::grad_output, settings, generator, key);
+      w_t = quantized(w.t().contiguous(), LinearOperand::weight_transposed, settings, generator, key);
+      dy_t = quantized(go.t().contiguous(), LinearOperand::grad_output_transposed, settings, generator, key);
+      x_t = quantized(rows.t().contiguous(), LinearOperand::input_transposed, settings, generator, key);
     }
-    auto grad_input = at::mm(dy, w_t.t()).view(input.sizes());
-    auto grad_weight = at::mm(dy_t, x_t.t());
+    const auto dtype = grads[0].scalar_type();
+    using Role = LinearOperand;
+    auto grad_input = product(dy, Role::grad_output, w_t, Role::weight_transposed, settings, dtype);
+    auto grad_weight =
+        product(dy_t, Role::grad_output_transposed, x_t, Role::input_transposed, settings, dtype);
+    grad_input = grad_input.view(input.sizes());
     return {grad_input, grad_weight, torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
@@ -136,6 +155,12 @@ bool transformed_first(LinearOperand role, LinearRecipe recipe, const BlockRecip
   return recipe == LinearRecipe::nvfp4 && feeds_weight_gradient(role) && options.nvfp4_hadamard;
 }
 
+int64_t tile_rows(LinearOperand role, LinearRecipe recipe, const BlockRecipeOptions& options) {
+  if (!is_weight(role)) return 1;
+  if (recipe == LinearRecipe::blockwise) return kFp8BlockTile;
+  return recipe == LinearRecipe::nvfp4 && options.nvfp4_weight_tiles_2d ? kNvfp4Block : 1;
+}
+
 BlockQuantized emulate_operand(const torch::Tensor& operand, LinearOperand role, LinearRecipe recipe,
                                const BlockRecipeOptions& options, std::optional<at::Generator> generator) {
   switch (recipe) {
@@ -144,11 +169,11 @@ BlockQuantized emulate_operand(const torch::Tensor& operand, LinearOperand role,
     case LinearRecipe::nvfp4: {
       const auto transformed = transformed_first(role, recipe, options) ? hadamard_16(operand) : operand;
       const bool stochastic = is_gradient(role) && options.nvfp4_stochastic;
-      return quantize_nvfp4(transformed, is_weight(role) && options.nvfp4_weight_tiles_2d,
+      return quantize_nvfp4(transformed, tile_rows(role, recipe, options) > 1,
                             stochastic ? std::move(generator) : std::nullopt);
     }
     case LinearRecipe::blockwise:
-      return quantize_fp8_blocks(operand, is_weight(role) ? kFp8BlockTile : 1);
+      return quantize_fp8_blocks(operand, tile_rows(role, recipe, options));
     case LinearRecipe::tensorwise:
     case LinearRecipe::rowwise:
       break;

@@ -29,13 +29,17 @@ enum class LinearOperand {
 // `generator` (nvfp4_stochastic); blockwise fp8 in 1 x 128 blocks, a weight in 128 x 128 tiles.
 BlockQuantized emulate_operand(const torch::Tensor& operand, LinearOperand role, LinearRecipe recipe,
                                const BlockRecipeOptions& options, std::optional<at::Generator> generator);
+// The rows of the tiles emulate_operand quantizes the operand in: 128 for a blockwise fp8 weight, 16 for an
+// NVFP4 weight with 2-D scales, 1 otherwise.
+int64_t tile_rows(LinearOperand role, LinearRecipe recipe, const BlockRecipeOptions& options);
 // Whether emulate_operand puts the operand through the Hadamard transform before it quantizes it.
 bool transformed_first(LinearOperand role, LinearRecipe recipe, const BlockRecipeOptions& options);
 std::string_view to_string(LinearOperand role);
 
-// The block-scaled product: input @ weight^T in input's dtype, each of the layer's three products emulated in
-// the settings' recipe (its operands quantized and dequantized by emulate_operand, multiplied in the input's
-// dtype with fp32 accumulation, as torchao's emulated kernels do), differentiable in both. The weight takes
+// The block-scaled product: input @ weight^T in input's dtype, each of the layer's three products in the
+// settings' recipe, its operands quantized by emulate_operand: with settings.kernels on the device's kernels
+// (block_scaled_kernels.h), else emulated (dequantized and multiplied in the input's dtype with fp32
+// accumulation, as torchao's emulated kernels do); differentiable in both. The weight takes
 // the input's dtype first (autocast's, with fp32 master weights). `record` (may be null) keeps the amaxes.
 torch::Tensor block_scaled_matmul(const torch::Tensor& input, const torch::Tensor& weight,
                                   const Float8Settings& settings, std::optional<at::Generator> generator,

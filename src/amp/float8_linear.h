@@ -87,6 +87,9 @@ struct Float8Settings {
   // The layers the layer filter keeps in bf16, by the key Float8Layers gives them (kept_in_bf16); none when
   // the filter keeps none.
   std::shared_ptr<const std::unordered_set<const void*>> kept_in_bf16 = {};
+  // A block-scaled recipe's products on the device's own kernels (block_kernel_probe.h says where), not
+  // emulated.
+  bool kernels = false;
 };
 
 // The settings of a mode's Float8Scope: its row's recipe with `block`'s options, the float8 scales

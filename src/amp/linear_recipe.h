@@ -9,13 +9,13 @@ namespace ampbench::amp {
 // torchao's Float8Linear recipes, run through at::_scaled_mm: tensorwise scales each tensor once (inputs and
 // weights in e4m3, output gradients in e5m2), rowwise each row of each product's operand (all e4m3, scales
 // rounded down to powers of two). mxfp8, nvfp4 and blockwise are the block-scaled formats
-// (block_formats.h), emulated: mxfp8 e4m3 with an E8M0 scale per 32 elements, nvfp4 e2m1 with an e4m3
-// scale per 16 and a per-tensor scale, blockwise e4m3 with a power-of-two fp32 scale per 1 x 128 (128 x 128
-// for weights).
+// (block_formats.h), on the GPU's kernels where it has them and emulated elsewhere: mxfp8 e4m3 with an E8M0
+// scale per 32 elements, nvfp4 e2m1 with an e4m3 scale per 16 and a per-tensor scale, blockwise e4m3 with a
+// power-of-two fp32 scale per 1 x 128 (128 x 128 for weights).
 enum class LinearRecipe { tensorwise, rowwise, mxfp8, nvfp4, blockwise };
 std::string_view to_string(LinearRecipe recipe);
 
-// The block-scaled recipes, whose products ampbench emulates on every device.
+// The block-scaled recipes, whose products ampbench emulates wherever the device has no kernels for them.
 inline bool is_block_scaled(LinearRecipe recipe) {
   return recipe == LinearRecipe::mxfp8 || recipe == LinearRecipe::nvfp4 || recipe == LinearRecipe::blockwise;
 }

@@ -88,28 +88,36 @@ ModeSupport on_a_gpu(const PrecisionRecipe& row, const ComputeCapability& c) {
   return {};
 }
 
-// An emulated mode runs wherever bf16 does; what the reader must know is that its time is not the format's.
-ModeCaveat emulated(const PrecisionRecipe& row) {
+// An emulated mode runs wherever bf16 does; what the reader must know is that its time is not the format's,
+// and why the device's kernels did not take it.
+ModeCaveat emulated(const PrecisionRecipe& row, const std::string& why) {
   return {
       ModeCaveat::Kind::emulated,
-      std::string(row.name) +
-          " is emulated on every device: each product's operands are quantized to the format and back, then "
-          "multiplied in bf16, so its time is the emulation's cost, not the format's speed; its losses, "
-          "fidelity, model-state memory and numerics are the format's",
+      std::string(row.name) + " is emulated here (" + why +
+          "): each product's operands are quantized to the format and back, then multiplied in bf16, so "
+          "its time is the emulation's cost, not the format's speed; its losses, fidelity, model-state "
+          "memory and numerics are the format's",
       "read its fidelity and numerics, not its speed: a GPU with the format's kernels (Blackwell for MXFP8 "
-      "and NVFP4, Hopper for 1 x 128 fp8) measures that"};
+      "and NVFP4, Hopper for 1 x 128 fp8) runs them and measures that"};
 }
 
 }  // namespace
 
 ModeSupport check_mode_support(PrecisionMode mode, c10::DeviceType device_type,
                                std::optional<ComputeCapability> capability,
-                               std::optional<measure::Cpu16BitArithmetic> cpu) {
+                               std::optional<measure::Cpu16BitArithmetic> cpu, const KernelRefusal& kernels) {
   const auto& row = recipe_of(mode);
   auto support = device_type == c10::DeviceType::CPU ? on_the_cpu(row, cpu)
                  : capability                        ? on_a_gpu(row, *capability)
                                                      : ModeSupport{};  // an accelerator that reports none
-  if (row.emulated && !support.skip_reason) support.caveat = emulated(row);
+  if (!row.emulated || support.skip_reason) return support;
+  const auto refusal = kernels ? kernels(*row.linear_recipe) : "no kernels were looked for";
+  if (refusal) {
+    support.caveat = emulated(row, *refusal);
+  } else {
+    support.caveat.reset();
+    support.kernels = true;
+  }
   return support;
 }
 

@@ -165,7 +165,8 @@ const std::vector<PrecisionRecipe>& table() {
        .observed_format = ScalarType::BFloat16},
       {.mode = PrecisionMode::mxfp8,
        .name = "mxfp8",
-       .summary = "as bf16, each linear layer's products in MXFP8 (e4m3, an E8M0 scale per 32), emulated",
+       .summary = "as bf16, each linear layer's products in MXFP8 (e4m3, an E8M0 scale per 32), emulated "
+                  "without the GPU's kernels",
        .autocast = ScalarType::BFloat16,
        .weights = ScalarType::Float,
        .update_rounding = WeightRounding::nearest,
@@ -181,7 +182,8 @@ const std::vector<PrecisionRecipe>& table() {
        .observed_format = ScalarType::BFloat16},
       {.mode = PrecisionMode::nvfp4,
        .name = "nvfp4",
-       .summary = "as bf16, each linear layer's products in NVFP4 (e2m1, an e4m3 scale per 16), emulated",
+       .summary = "as bf16, each linear layer's products in NVFP4 (e2m1, an e4m3 scale per 16), emulated "
+                  "without the GPU's kernels",
        .autocast = ScalarType::BFloat16,
        .weights = ScalarType::Float,
        .update_rounding = WeightRounding::nearest,
@@ -199,7 +201,7 @@ const std::vector<PrecisionRecipe>& table() {
        .name = "fp8-blockwise",
        .summary =
            "as bf16, each linear layer's products in e4m3 with power-of-two scales per 1 x 128 (weights "
-           "128 x 128), emulated",
+           "128 x 128), emulated without the GPU's kernels",
        .autocast = ScalarType::BFloat16,
        .weights = ScalarType::Float,
        .update_rounding = WeightRounding::nearest,

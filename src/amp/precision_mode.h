@@ -66,8 +66,9 @@ struct PrecisionRecipe {
   // The float8 or float4 recipe of every linear layer's three products (float8_linear.h); empty: autocast's
   // dtype.
   std::optional<LinearRecipe> linear_recipe;
-  // Its products are emulated on every device (block_scaled_linear.h: quantized, dequantized, multiplied in
-  // bf16): its time is the emulation's cost, not the format's speed, so no speed-up is read from it.
+  // Its products are emulated (block_scaled_linear.h: quantized, dequantized, multiplied in bf16) wherever
+  // the device has no kernels for them (block_kernel_probe.h); emulated, its time is the emulation's cost,
+  // not the format's speed, so no speed-up is read from it (ModeSummary::emulated says what a run did).
   bool emulated;
   // On CUDA, the compute capability without which the mode is skipped; empty: any GPU runs it.
   std::optional<ComputeCapability> needs_capability;

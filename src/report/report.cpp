@@ -63,8 +63,8 @@ const std::vector<WarningKindRow>& warning_kinds() {
       {K::flops_uncounted, "flops_uncounted",
        "ops whose FLOPs the count leaves out: TFLOP/s and MFU are lower bounds"},
       {K::emulated, "emulated",
-       "the mode's products are emulated: its time is the emulation's, not the format's; no speed-up is read "
-       "from it"},
+       "the mode's products were emulated (the device has no kernels for its format, or they failed the "
+       "probe): its time is the emulation's, not the format's; no speed-up is read from it"},
       {K::pass_failed, "pass_failed",
        "a mode's lost-update audit, numerics pass or divergence replay failed: its figures are missing"},
       {K::optimizer_fallback, "optimizer_fallback",

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "amp/block_kernel_probe.h"
 #include "amp/math_settings.h"
 #include "config/resolve.h"
 #include "measure/cpu_features.h"
@@ -67,7 +68,9 @@ std::vector<std::pair<amp::PrecisionMode, amp::ModeSupport>> Experiment::mode_su
   const auto cpu_arithmetic = device_.is_cpu() ? measure::cpu_16bit_arithmetic() : std::nullopt;
   std::vector<std::pair<amp::PrecisionMode, amp::ModeSupport>> out;
   for (auto mode : config_.precision.modes) {
-    out.emplace_back(mode, amp::check_mode_support(mode, device_.type(), capability, cpu_arithmetic));
+    const auto kernels = [&](amp::LinearRecipe recipe) { return amp::kernels_refusal(recipe, device_); };
+    out.emplace_back(mode,
+                     amp::check_mode_support(mode, device_.type(), capability, cpu_arithmetic, kernels));
   }
   return out;
 }

@@ -1,12 +1,15 @@
 #include "train/low_bit_settings.h"
 
 #include "amp/autocast_scope.h"
+#include "amp/block_kernel_probe.h"
 
 namespace ampbench::train {
 
 std::optional<amp::Float8Settings> low_bit_settings(amp::PrecisionMode mode, const TrainerOptions& options,
                                                     models::Network& model, const torch::Tensor& inputs) {
   auto settings = amp::float8_settings(mode, options.block_recipe);
+  if (settings && amp::is_block_scaled(settings->recipe))
+    settings->kernels = !amp::kernels_refusal(settings->recipe, inputs.device());
   if (!settings || !options.layer_filter.keeps_any()) return settings;
   amp::Float8Layers census;
   const bool training = model.is_training();

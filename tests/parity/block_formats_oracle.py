@@ -11,7 +11,10 @@ IN.pt holds bf16 matrices (x, w, go, special); OUT.pt gets, per matrix:
   to a power of two, 1 for a tile whose amax is 0, inf or NaN), written here from its definition with
   frexp, independent of ampbench's bit masking: 1 x 128 and 128 x 128 tiles;
 - torchao's random Hadamard matrix (get_rht_matrix) on TransformerEngine's fixed signs, and x^T through it;
-- torchao's emulated MXFP8 linear (_to_mxfp8_then_scaled_mm, RCEIL) forward and backward on x, w, go.
+- torchao's emulated MXFP8 linear (_to_mxfp8_then_scaled_mm, RCEIL) forward and backward on x, w, go;
+- the operands as torchao hands them to torch._scaled_mm for x and w: MXFP8's e4m3 bytes (RCEIL) and NVFP4's
+  packed e2m1 bytes, each with its block scales' bytes through to_blocked (the swizzle cuBLAS reads), and
+  to_blocked of the float matrix scale_matrix (which is not quantized).
 Exits 77 (skipped) when torchao is missing.
 """
 import sys
@@ -23,6 +26,7 @@ try:
     from torchao.prototype.mx_formats.config import ScaleCalculationMode
     from torchao.prototype.mx_formats.kernels import f4_unpacked_to_f32, unpack_uint4
     from torchao.prototype.mx_formats.mx_tensor import get_fp_scale, to_mx
+    from torchao.prototype.mx_formats.utils import to_blocked
     from torchao.prototype.mx_formats.nvfp4_tensor import nvfp4_quantize, per_tensor_amax_to_scale
     from torchao.prototype.moe_training.mxfp8_linear import _to_mxfp8_then_scaled_mm
     from torchao.prototype.moe_training.nvfp4_training.hadamard_utils import get_rht_matrix
@@ -47,6 +51,17 @@ def nvfp4(x):
     codes = f4_unpacked_to_f32(unpack_uint4(packed.contiguous())).reshape(-1, 16)
     decode = (per_tensor * scales.to(torch.float32)).reshape(-1, 1)
     return decode.reshape(-1), (codes * decode).reshape(x.shape)
+
+
+def kernel_operands(x):
+    """What torchao's MXFP8 and NVFP4 matmuls pass to torch._scaled_mm for x, as bytes."""
+    rows = x.shape[0]
+    scale, data = to_mx(x.contiguous(), torch.float8_e4m3fn, 32, ScaleCalculationMode.RCEIL)
+    mx = {"data": data.view(torch.uint8), "scales": to_blocked(scale.view(rows, -1)).view(torch.uint8)}
+    per_tensor = per_tensor_amax_to_scale(x.float().abs().max())
+    scales, packed = nvfp4_quantize(x.contiguous(), 16, per_tensor)
+    nv = {"data": packed.view(torch.uint8), "scales": to_blocked(scales.view(rows, -1)).view(torch.uint8)}
+    return mx, nv
 
 
 def blockwise(x, tile_rows):
@@ -79,7 +94,11 @@ def main(source, target):
     # torch::pickle_save tags a typed C++ dict with restore_type_tag: allow just that.
     with torch.serialization.safe_globals([torch.jit._pickle.restore_type_tag]):
         inputs = torch.load(source)
-    out = {}
+    out = {"swizzle": to_blocked(inputs.pop("scale_matrix"))}
+    for name in ("x", "w"):
+        mx, nv = kernel_operands(inputs[name])
+        for part in ("data", "scales"):
+            out[f"{name}/kernel/mxfp8/{part}"], out[f"{name}/kernel/nvfp4/{part}"] = mx[part], nv[part]
     for name, x in inputs.items():
         for mode in (ScaleCalculationMode.RCEIL, ScaleCalculationMode.FLOOR):
             tag = mode.name.lower()
