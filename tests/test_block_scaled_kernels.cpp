@@ -120,7 +120,11 @@ INSTANTIATE_TEST_SUITE_P(EveryTileShape, KernelOperands,
                                            Case{LinearRecipe::nvfp4,
                                                 LinearOperand::input_transposed},  // Hadamard first
                                            Case{LinearRecipe::blockwise, LinearOperand::input},
-                                           Case{LinearRecipe::blockwise, LinearOperand::weight}));
+                                           Case{LinearRecipe::blockwise, LinearOperand::weight}),
+                         [](const auto& info) {
+                           return std::string(ampbench::amp::to_string(info.param.recipe)) + "_" +
+                                  std::string(ampbench::amp::to_string(info.param.role));
+                         });
 
 TEST(KernelOperands, TheE2m1PackingPutsTheFirstCodeInTheLowNibbleAndTheSignInBitThree) {
   const auto values = torch::tensor({0.5f, -6.0f, -0.0f, 3.0f});
@@ -195,8 +199,8 @@ TEST_P(KernelProbe, TheCpusOwnScaledMmIsRefused) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryBlockScaledRecipe, KernelProbe,
-                         ::testing::Values(LinearRecipe::mxfp8, LinearRecipe::nvfp4,
-                                           LinearRecipe::blockwise));
+                         ::testing::Values(LinearRecipe::mxfp8, LinearRecipe::nvfp4, LinearRecipe::blockwise),
+                         [](const auto& info) { return std::string(ampbench::amp::to_string(info.param)); });
 
 // A block-scaled mode runs on the kernels where none refuses it, with no caveat; otherwise it is emulated and
 // its caveat says why.
@@ -222,10 +226,13 @@ TEST(KernelProbe, DecidesTheModesSupportAndItsCaveat) {
 
 // On a GPU with the recipe's kernels, a layer's three products on them are the emulation's to within
 // rounding, forward and backward (the whole recipe on: Hadamard transform, 2-D weight tiles; stochastic
-// rounding off, so that both draw nothing). Elsewhere it skips and says why the kernels are not used.
+// rounding off, so that both draw nothing). A GPU of the architecture must pass the probe; a GPU of another
+// architecture skips and says why.
 TEST_P(KernelProbe, TheLayersProductsOnTheKernelsAreTheEmulationsOnAGpu) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no GPU";
-  if (auto why = ampbench::amp::kernels_refusal(GetParam(), torch::kCUDA)) GTEST_SKIP() << *why;
+  if (auto why = ampbench::amp::architecture_refusal(GetParam(), torch::kCUDA)) GTEST_SKIP() << *why;
+  const auto refusal = ampbench::amp::kernels_refusal(GetParam(), torch::kCUDA);
+  ASSERT_FALSE(refusal) << *refusal;
   const auto cuda = torch::TensorOptions(torch::kCUDA);
   const auto x = operand(256, 512, 5).to(cuda), w = operand(384, 512, 6).to(torch::kCUDA, torch::kFloat32),
              go = operand(256, 384, 7).to(cuda);

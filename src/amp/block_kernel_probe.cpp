@@ -51,6 +51,8 @@ double departure(LinearRecipe recipe, LinearOperand a_role, LinearOperand b_role
   return torch::nan_to_num(ratio, /*nan=*/INFINITY).max().item<double>();
 }
 
+}  // namespace
+
 std::optional<std::string> architecture_refusal(LinearRecipe recipe, const c10::Device& device) {
   if (!device.is_cuda()) return "the CPU has no block-scaled kernels";
   const auto gpu = measure::gpu_details(device.has_index() ? device.index() : c10::DeviceIndex(0));
@@ -64,8 +66,6 @@ std::optional<std::string> architecture_refusal(LinearRecipe recipe, const c10::
   }
   return std::nullopt;
 }
-
-}  // namespace
 
 std::optional<std::string> probe_kernels(LinearRecipe recipe, const c10::Device& device,
                                          const KernelProduct& product) {

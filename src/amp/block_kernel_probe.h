@@ -28,8 +28,12 @@ using KernelProduct =
 std::optional<std::string> probe_kernels(LinearRecipe recipe, const c10::Device& device,
                                          const KernelProduct& product);
 
-// Why the recipe's products do not run on `device`'s kernels (nullopt: they do): the device has none (the
-// CPU, another GPU architecture), or the probe's reason with kernel_product. Decided once per recipe and
+// Why `device` has no kernels for the recipe: the CPU, or a GPU of another architecture (nullopt: its
+// architecture has them).
+std::optional<std::string> architecture_refusal(LinearRecipe recipe, const c10::Device& device);
+
+// Why the recipe's products do not run on `device`'s kernels (nullopt: they do): architecture_refusal, or
+// the probe's reason with kernel_product. Decided once per recipe and
 // device in a process, so that a mode's support and its trials agree.
 std::optional<std::string> kernels_refusal(LinearRecipe recipe, const c10::Device& device);
 
