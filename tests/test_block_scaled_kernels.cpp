@@ -218,7 +218,7 @@ TEST(KernelProbe, DecidesTheModesSupportAndItsCaveat) {
   EXPECT_FALSE(emulated.kernels);
   ASSERT_TRUE(emulated.caveat);
   EXPECT_EQ(emulated.caveat->kind, ampbench::amp::ModeCaveat::Kind::emulated);
-  EXPECT_NE(emulated.caveat->reason.find("emulated here (the probe's reason)"), std::string::npos);
+  EXPECT_NE(emulated.caveat->reason.find("emulated here, since the probe's reason:"), std::string::npos);
   const auto bf16 = ampbench::amp::check_mode_support(PrecisionMode::bf16, c10::DeviceType::CUDA, blackwell,
                                                       std::nullopt, none);
   EXPECT_FALSE(bf16.kernels);  // not block-scaled: nothing to run on them

@@ -93,8 +93,8 @@ ModeSupport on_a_gpu(const PrecisionRecipe& row, const ComputeCapability& c) {
 ModeCaveat emulated(const PrecisionRecipe& row, const std::string& why) {
   return {
       ModeCaveat::Kind::emulated,
-      std::string(row.name) + " is emulated here (" + why +
-          "): each product's operands are quantized to the format and back, then multiplied in bf16, so "
+      std::string(row.name) + " is emulated here, since " + why +
+          ": each product's operands are quantized to the format and back, then multiplied in bf16, so "
           "its time is the emulation's cost, not the format's speed; its losses, fidelity, model-state "
           "memory and numerics are the format's",
       "read its fidelity and numerics, not its speed: a GPU with the format's kernels (Blackwell for MXFP8 "
