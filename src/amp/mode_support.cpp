@@ -112,12 +112,7 @@ ModeSupport check_mode_support(PrecisionMode mode, c10::DeviceType device_type,
                                                      : ModeSupport{};  // an accelerator that reports none
   if (!row.emulated || support.skip_reason) return support;
   const auto refusal = kernels ? kernels(*row.linear_recipe) : "no kernels were looked for";
-  if (refusal) {
-    support.caveat = emulated(row, *refusal);
-  } else {
-    support.caveat.reset();
-    support.kernels = true;
-  }
+  if (refusal) support.caveat = emulated(row, *refusal);
   return support;
 }
 

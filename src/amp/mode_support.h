@@ -24,7 +24,6 @@ struct ModeCaveat {
 struct ModeSupport {
   std::optional<std::string> skip_reason;  // set: the mode cannot run here and is reported as skipped
   std::optional<ModeCaveat> caveat;        // set: it runs, but the reader should know this
-  bool kernels = false;                    // a block-scaled mode's products run on the device's kernels
 };
 
 // Why a block-scaled recipe's products do not run on the device's kernels (nullopt: they do);
