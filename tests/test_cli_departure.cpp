@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <set>
 
 #include "cli_fixture.h"
@@ -55,11 +56,13 @@ TEST_F(Departure, EveryModeButFp32IsPutAgainstAnFp32CopyLayerByLayer) {
       EXPECT_GT(layer["weight_gradient_cosine"].get<double>(), 0.8);
     }
     hidden_error[record["mode"]] = layers.at("layers.0")["output_relative_error"];
-    // Only a block-scaled mode has operands, and only in the layers it took.
+    // Only a block-scaled mode has operands, and only in the layers it took: the first layer's four (no
+    // gradient of the model's input is computed, so no grad_output or weight_transposed), the second's six.
     const bool block_scaled = record["mode"] != "bf16";
-    EXPECT_EQ(layers.at("layers.0")["operands"].size(), block_scaled ? 6u : 0u);
+    EXPECT_EQ(layers.at("layers.0")["operands"].size(), block_scaled ? 4u : 0u);
+    EXPECT_EQ(layers.at("layers.2")["operands"].size(), block_scaled ? 6u : 0u);
     EXPECT_TRUE(layers.at("layers.4")["operands"].empty());
-    for (const auto& operand : layers.at("layers.0")["operands"]) {
+    for (const auto& operand : layers.at("layers.2")["operands"]) {
       EXPECT_GT(operand["blocks"].get<int64_t>(), 0);
       EXPECT_GT(operand["relative_error"].get<double>(), 0.0);
     }
@@ -83,6 +86,33 @@ TEST_F(Departure, EveryModeButFp32IsPutAgainstAnFp32CopyLayerByLayer) {
     EXPECT_EQ(s["emulated"], block_scaled) << s["mode"];
     EXPECT_EQ(s["speedup_vs_fp32"].is_null(), block_scaled) << s["mode"];
     EXPECT_EQ(warned.contains(s["mode"].get<std::string>()), block_scaled) << s["mode"];
+  }
+}
+
+// A low-bit layer's activations and gradients are its output and the gradients backward hands on, counted
+// once, as a bf16 layer's are: not the product before its bias, nor what feeds a product (a cast operand, a
+// rowwise kernel's product before its scales), nor a first layer's input gradient that nothing asked for.
+TEST_F(Departure, EveryLowBitModeCountsTheTensorsBf16CountsAtItsLayers) {
+  const auto report = run_config(config(), "--modes bf16,fp8,fp8-rowwise,mxfp8,nvfp4,fp8-blockwise");
+  std::map<std::string, std::map<std::string, json>> layers;  // mode -> layer -> ranges
+  for (const auto& record : report["numerics"]) {
+    for (const auto& layer : record["layers"]) layers[record["mode"]][layer["layer"]] = layer;
+  }
+  const auto& bf16 = layers.at("bf16");
+  ASSERT_TRUE(bf16.contains("layers.0") && bf16.contains("layers.2"));
+  for (const auto& [mode, by_layer] : layers) {
+    for (const auto& [name, reference] : bf16) {
+      SCOPED_TRACE(mode + " " + name);
+      ASSERT_TRUE(by_layer.contains(name));
+      const auto& ours = by_layer.at(name);
+      for (const char* kind : {"activations", "gradients"})
+        EXPECT_EQ(ours[kind]["elements"], reference[kind]["elements"]) << kind;
+      const auto largest = reference["gradients"]["largest"];
+      if (!largest.is_number()) continue;
+      // Within the formats' rounding of bf16's, not a product before its scales (bf16's x 10^5 here).
+      EXPECT_LT(ours["gradients"]["largest"].get<double>(), 2 * largest.get<double>());
+      EXPECT_GT(ours["gradients"]["largest"].get<double>(), 0.5 * largest.get<double>());
+    }
   }
 }
 

@@ -35,15 +35,26 @@ BlockQuantized quantized(const torch::Tensor& operand, LinearOperand role, const
 }
 
 // a @ b^T of two operands quantized along K, in `dtype`: on the device's kernel (settings.kernels), or
-// emulated, the dequantized values multiplied in `dtype` with fp32 accumulation.
+// emulated, the dequantized values multiplied in `dtype` with fp32 accumulation. Only the product is the
+// layer's: what feeds it is the format's, unseen by an observer (OperandScope).
 torch::Tensor product(const BlockQuantized& a, LinearOperand a_role, const BlockQuantized& b,
                       LinearOperand b_role, const Float8Settings& settings, c10::ScalarType dtype) {
   if (settings.kernels) {
-    return kernel_product(
-        kernel_operand(a, settings.recipe, tile_rows(a_role, settings.recipe, settings.block)),
-        kernel_operand(b, settings.recipe, tile_rows(b_role, settings.recipe, settings.block)), dtype);
+    KernelOperand a_packed, b_packed;
+    {
+      OperandScope packing;
+      a_packed = kernel_operand(a, settings.recipe, tile_rows(a_role, settings.recipe, settings.block));
+      b_packed = kernel_operand(b, settings.recipe, tile_rows(b_role, settings.recipe, settings.block));
+    }
+    return kernel_product(a_packed, b_packed, dtype);
   }
-  return at::mm(a.values.to(dtype), b.values.to(dtype).t());
+  torch::Tensor a_values, b_values;
+  {
+    OperandScope casting;
+    a_values = a.values.to(dtype);
+    b_values = b.values.to(dtype);
+  }
+  return at::mm(a_values, b_values.t());
 }
 
 void save_settings(AutogradContext* ctx, const Float8Settings& settings,
@@ -116,6 +127,8 @@ class BlockScaledMatmul : public torch::autograd::Function<BlockScaledMatmul> {
                             : c10::intrusive_ptr<Float8LayerRecord>();
     const void* key = record ? record->key : nullptr;
     // dx = dy W, blocked along the output features; dW = dy^T x, blocked along the rows.
+    // Only the gradients autograd asks for (not a first layer's input's), as at::linear's backward.
+    const bool input_grad = ctx->needs_input_grad(0), weight_grad = ctx->needs_input_grad(1);
     BlockQuantized dy, w_t, dy_t, x_t;
     {
       OperandScope preparing;
@@ -123,17 +136,25 @@ class BlockScaledMatmul : public torch::autograd::Function<BlockScaledMatmul> {
       const auto rows = input.reshape({-1, input.size(-1)});
       const auto w = saved[1].to(go.scalar_type());
       if (record) record->grad_output_amax = go.abs().max();
-      dy = quantized(go, LinearOperand::grad_output, settings, generator, key);
-      w_t = quantized(w.t().contiguous(), LinearOperand::weight_transposed, settings, generator, key);
-      dy_t = quantized(go.t().contiguous(), LinearOperand::grad_output_transposed, settings, generator, key);
-      x_t = quantized(rows.t().contiguous(), LinearOperand::input_transposed, settings, generator, key);
+      if (input_grad) {
+        dy = quantized(go, LinearOperand::grad_output, settings, generator, key);
+        w_t = quantized(w.t().contiguous(), LinearOperand::weight_transposed, settings, generator, key);
+      }
+      if (weight_grad) {
+        dy_t =
+            quantized(go.t().contiguous(), LinearOperand::grad_output_transposed, settings, generator, key);
+        x_t = quantized(rows.t().contiguous(), LinearOperand::input_transposed, settings, generator, key);
+      }
     }
     const auto dtype = grads[0].scalar_type();
     using Role = LinearOperand;
-    auto grad_input = product(dy, Role::grad_output, w_t, Role::weight_transposed, settings, dtype);
-    auto grad_weight =
-        product(dy_t, Role::grad_output_transposed, x_t, Role::input_transposed, settings, dtype);
-    grad_input = grad_input.view(input.sizes());
+    torch::Tensor grad_input, grad_weight;
+    if (input_grad) {
+      grad_input =
+          product(dy, Role::grad_output, w_t, Role::weight_transposed, settings, dtype).view(input.sizes());
+    }
+    if (weight_grad)
+      grad_weight = product(dy_t, Role::grad_output_transposed, x_t, Role::input_transposed, settings, dtype);
     return {grad_input, grad_weight, torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };

@@ -39,6 +39,21 @@ torch::Tensor product(const Operand& a, const Operand& b, c10::ScalarType out_dt
   return scaled_matmul(a.data, a.scale, b.data, b.scale, out_dtype, fast_accumulation);
 }
 
+// A low-bit product as one op for the numerics pass's observers, when one is installed: they count its
+// result, not the ops inside it (a rowwise kernel's unscaled product, a bias's cast). In forward it reads the
+// layer's weight, so they name its output and its backward (the autograd node it makes next, by sequence
+// number) after the layer, where the ops inside it read only copies of the weight; in backward they name it
+// by the node it runs in.
+template <typename Product>
+torch::Tensor as_one_op(const Product& product, const torch::Tensor& x, const torch::Tensor& weight) {
+  if (!observing_linear_layers()) return product();
+  RECORD_FUNCTION("ampbench::low_bit_product", std::vector<c10::IValue>({x, weight}),
+                  at::sequence_number::peek());
+  auto out = product();
+  if (guard.isActive() && guard.needsOutputs()) guard.setOutputs(std::vector<c10::IValue>{out});
+  return out;
+}
+
 // The three products of a linear layer, structured as torchao's matmul_with_hp_or_float8_args: the
 // high-precision input and weight are saved and cast again in backward, along the axes each product
 // needs. Only the output's product uses fast accumulation, as in torchao's recipes.
@@ -80,16 +95,28 @@ class Float8Matmul : public torch::autograd::Function<Float8Matmul> {
     const auto rows = input.reshape({-1, input.size(-1)});
     // grad_input = grad_output @ weight, scaled along grad_output's rows and weight's columns; grad_weight =
     // grad_output^T @ input, scaled along both operands' columns.
+    // Only the gradients autograd asks for (not a first layer's input's), as at::linear's backward.
+    const bool input_grad = ctx->needs_input_grad(0), weight_grad = ctx->needs_input_grad(1);
     Operand g, w, gt, xt;
     {
       OperandScope preparing;  // the casts: values of the recipe, not the layer's
-      g = cast_rows(go.contiguous(), Float8Operand::grad_output, settings);
-      w = cast_rows(weight.t().contiguous(), Float8Operand::weight, settings);
-      gt = cast_rows(go.t().contiguous(), Float8Operand::grad_output, settings);
-      xt = cast_rows(rows.t().contiguous(), Float8Operand::input, settings);
+      g = cast_rows(go.contiguous(), Float8Operand::grad_output, settings);  // its amax is the record's
+      if (input_grad) w = cast_rows(weight.t().contiguous(), Float8Operand::weight, settings);
+      if (weight_grad) {
+        gt = cast_rows(go.t().contiguous(), Float8Operand::grad_output, settings);
+        xt = cast_rows(rows.t().contiguous(), Float8Operand::input, settings);
+      }
     }
-    auto grad_input = product(g, w.t(), go.scalar_type(), /*fast_accumulation=*/false).view(input.sizes());
-    auto grad_weight = product(gt, xt.t(), go.scalar_type(), /*fast_accumulation=*/false);
+    torch::Tensor grad_input, grad_weight;
+    if (input_grad) {
+      grad_input = as_one_op([&] { return product(g, w.t(), go.scalar_type(), /*fast_accumulation=*/false); },
+                             go, weight)
+                       .view(input.sizes());
+    }
+    if (weight_grad) {
+      grad_weight = as_one_op(
+          [&] { return product(gt, xt.t(), go.scalar_type(), /*fast_accumulation=*/false); }, go, weight);
+    }
     if (auto& capsule = ctx->saved_data["record"]; capsule.isCapsule()) {
       c10::static_intrusive_pointer_cast<Float8LayerRecord>(capsule.toCapsule())->grad_output_amax = g.amax;
     }
@@ -166,18 +193,6 @@ torch::Tensor float8_matmul(const torch::Tensor& input, const torch::Tensor& wei
 
 namespace {
 
-// The low-bit product as one op for the numerics pass's observers: it reads the layer's weight, so they name
-// its output and its backward (the autograd node it makes next, by sequence number) after the layer, where
-// the ops inside it read only copies of the weight.
-template <typename Product>
-torch::Tensor observed(const Product& product, const torch::Tensor& x, const torch::Tensor& weight) {
-  RECORD_FUNCTION("ampbench::low_bit_product", std::vector<c10::IValue>({x, weight}),
-                  at::sequence_number::peek());
-  auto out = product();
-  if (guard.isActive() && guard.needsOutputs()) guard.setOutputs(std::vector<c10::IValue>{out});
-  return out;
-}
-
 // The layer inside a Float8Scope: in bf16 when the filter keeps it or the recipe cannot take its shapes,
 // else its three products in the recipe.
 torch::Tensor low_bit_linear(const torch::Tensor& input, const torch::Tensor& weight,
@@ -210,8 +225,12 @@ torch::Tensor low_bit_linear(const torch::Tensor& input, const torch::Tensor& we
                                      record)
                : float8_matmul(x, weight, settings, record);
   };
-  auto out = observing_linear_layers() ? observed(product, x, weight) : product();
-  return bias.defined() ? out + bias.to(out.scalar_type()) : out;
+  return as_one_op(
+      [&] {
+        auto out = product();
+        return bias.defined() ? out + bias.to(out.scalar_type()) : out;
+      },
+      x, weight);
 }
 
 }  // namespace
