@@ -1,9 +1,9 @@
 // The block-scaled operands as the GPU's kernels take them (block_scaled_kernels.h), decoded here by the
 // layouts LibTorch's at::_scaled_mm_v2 documents, independently of the packing code: each must decode to the
 // emulation's values exactly. And the probe that decides where the kernels run (block_kernel_probe.h), with
-// stand-in products: a faithful one passes, one that reads a scale from the wrong block or refuses does not.
-// The products on a real GPU are tests/test_gpu.cpp's. Parity of the swizzle and the e2m1 packing with
-// torchao's is tests/test_block_formats_parity.cpp's.
+// stand-in products: a faithful one passes; one that reads a scale from the wrong block, reads elements in the
+// wrong order or refuses does not. Last, the kernels against the emulation on a GPU (*OnAGpu, skipped
+// elsewhere). Parity of the swizzle and the bytes with torchao's is tests/test_block_formats_parity.cpp's.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
