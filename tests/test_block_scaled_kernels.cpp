@@ -1,8 +1,8 @@
 // The block-scaled operands as the GPU's kernels take them (block_scaled_kernels.h), decoded here by the
 // layouts LibTorch's at::_scaled_mm_v2 documents, independently of the packing code: each must decode to the
 // emulation's values exactly. And the probe that decides where the kernels run (block_kernel_probe.h), with
-// stand-in products: a faithful one passes; one that reads a scale from the wrong block, reads elements in the
-// wrong order or refuses does not. Last, the kernels against the emulation on a GPU (*OnAGpu, skipped
+// stand-in products: a faithful one passes; one that reads a scale from the wrong block, reads elements in
+// the wrong order or refuses does not. Last, the kernels against the emulation on a GPU (*OnAGpu, skipped
 // elsewhere). Parity of the swizzle and the bytes with torchao's is tests/test_block_formats_parity.cpp's.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -86,6 +86,13 @@ TEST_P(KernelOperands, DecodeToTheEmulationsValuesInTheLayoutLibTorchDocuments) 
   const auto q = ampbench::amp::emulate_operand(operand(256, 384, 3), role, recipe, options, std::nullopt);
   const auto k = ampbench::amp::kernel_operand(q, recipe, ampbench::amp::tile_rows(role, recipe, options));
   EXPECT_TRUE(decode(k, recipe).equal(q.values));
+  // Quantized for the kernels alone, without the values they do not read: the same operand.
+  const auto codes_only =
+      ampbench::amp::emulate_operand(operand(256, 384, 3), role, recipe, options, std::nullopt, false);
+  EXPECT_FALSE(codes_only.values.defined());
+  const auto k_alone =
+      ampbench::amp::kernel_operand(codes_only, recipe, ampbench::amp::tile_rows(role, recipe, options));
+  EXPECT_TRUE(decode(k_alone, recipe).equal(q.values));
   ASSERT_EQ(k.scales.size(), k.recipes.size());
   switch (recipe) {
     case LinearRecipe::mxfp8:

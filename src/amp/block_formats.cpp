@@ -93,7 +93,7 @@ torch::Tensor to_e2m1(const torch::Tensor& scaled, std::optional<at::Generator>&
 
 // The NVFP4 quantization of `blocks` ([blocks, elements]) under the per-tensor scale.
 BlockQuantized nvfp4_blocks(const torch::Tensor& blocks, const torch::Tensor& per_tensor,
-                            std::optional<at::Generator>& generator) {
+                            std::optional<at::Generator>& generator, bool dequantize) {
   const auto block_scale = blocks.abs().amax(-1, /*keepdim=*/true) / kE2m1Max;
   const auto relative = block_scale / per_tensor;
   const auto scale =
@@ -101,9 +101,10 @@ BlockQuantized nvfp4_blocks(const torch::Tensor& blocks, const torch::Tensor& pe
   const auto reciprocal = per_tensor.reciprocal() / scale;
   const auto codes = to_e2m1(torch::clamp(blocks * reciprocal, -kE2m1Max, kE2m1Max), generator);
   const auto decode = per_tensor * scale;
-  return {codes * decode,
+  return {dequantize ? codes * decode : torch::Tensor(),
           decode.squeeze(-1),
           blocks.size(0),
+          {},
           codes,
           scale.squeeze(-1),
           per_tensor,
@@ -123,7 +124,7 @@ std::string_view to_string(ScaleRounding rounding) {
   return rounding == ScaleRounding::rceil ? "rceil" : "floor";
 }
 
-BlockQuantized quantize_mxfp8(const torch::Tensor& x, ScaleRounding rounding) {
+BlockQuantized quantize_mxfp8(const torch::Tensor& x, ScaleRounding rounding, bool dequantize) {
   const auto blocks = in_blocks(x, kMxBlock);
   // The amax in the input's dtype (exact), the rest in fp32, as torchao's to_mx.
   const auto amax = blocks.abs().amax(-1, /*keepdim=*/true).to(torch::kFloat32);
@@ -134,29 +135,30 @@ BlockQuantized quantize_mxfp8(const torch::Tensor& x, ScaleRounding rounding) {
   auto scale = torch::exp2((exponent - kE8m0Bias).to(torch::kFloat32));
   scale = torch::where(exponent == kE8m0Nan, torch::full_like(scale, std::numeric_limits<float>::quiet_NaN()),
                        scale);
-  const auto values = (codes.to(torch::kFloat32) * scale).reshape(x.sizes());
+  const auto values = dequantize ? (codes.to(torch::kFloat32) * scale).reshape(x.sizes()) : torch::Tensor();
   // Saturated: a block whose largest element e4m3 could not hold (FLOOR's scale can leave it above 448);
   // flushed: a nonzero block below E8M0's least scale, left unscaled, its elements underflowing.
   const auto saturated = (scaled.abs() > kE4m3Max).any(-1);
   const auto flushed = (exponent.squeeze(-1) == 0) & (amax.squeeze(-1) > 0);
   const auto block_scales = scale.squeeze(-1);
-  return {values, block_scales, blocks.size(0), codes, block_scales, {}, count(saturated), count(flushed)};
+  return {values,       block_scales, blocks.size(0),   x.sizes().vec(), codes,
+          block_scales, {},           count(saturated), count(flushed)};
 }
 
-BlockQuantized quantize_nvfp4(const torch::Tensor& x, bool tiles_2d,
-                              std::optional<at::Generator> stochastic) {
+BlockQuantized quantize_nvfp4(const torch::Tensor& x, bool tiles_2d, std::optional<at::Generator> stochastic,
+                              bool dequantize) {
   const auto values = x.to(torch::kFloat32);
   const auto amax = values.abs().max();
   // A tensor of zeros has no scale to speak of: 1 keeps it zeros (torchao would divide 0 by 0). Decided on
   // the device, never read back: this runs in the timed loop.
   const auto per_tensor = torch::where(amax > 0, amax / (kE4m3Max * kE2m1Max), torch::ones_like(amax));
-  if (!tiles_2d) {
-    auto q = nvfp4_blocks(in_blocks(values, kNvfp4Block), per_tensor, stochastic);
-    q.values = q.values.reshape(x.sizes());
-    return q;
+  const auto blocks = tiles_2d ? in_tiles(values, kNvfp4Block, kNvfp4Block) : in_blocks(values, kNvfp4Block);
+  auto q = nvfp4_blocks(blocks, per_tensor, stochastic, dequantize);
+  q.shape = x.sizes().vec();
+  if (dequantize) {
+    q.values =
+        tiles_2d ? from_tiles(q.values, x.sizes(), kNvfp4Block, kNvfp4Block) : q.values.reshape(x.sizes());
   }
-  auto q = nvfp4_blocks(in_tiles(values, kNvfp4Block, kNvfp4Block), per_tensor, stochastic);
-  q.values = from_tiles(q.values, x.sizes(), kNvfp4Block, kNvfp4Block);
   return q;
 }
 
@@ -172,7 +174,7 @@ torch::Tensor hadamard_16(const torch::Tensor& x) {
   return in_blocks(x, 16).to(torch::kFloat32).matmul(matrix).to(torch::kBFloat16).reshape(x.sizes());
 }
 
-BlockQuantized quantize_fp8_blocks(const torch::Tensor& x, int64_t tile_rows) {
+BlockQuantized quantize_fp8_blocks(const torch::Tensor& x, int64_t tile_rows, bool dequantize) {
   const auto tiles = in_tiles(x.to(torch::kFloat32), tile_rows, kFp8BlockTile);
   const auto amax = tiles.abs().amax(-1, /*keepdim=*/true);
   auto scale = kE4m3Max / amax;
@@ -184,11 +186,14 @@ BlockQuantized quantize_fp8_blocks(const torch::Tensor& x, int64_t tile_rows) {
   scale = torch::where(unusable, torch::ones_like(scale), scale);
   const auto codes = torch::clamp(tiles * scale, -kE4m3Max, kE4m3Max).to(torch::kFloat8_e4m3fn);
   const auto inverse = scale.reciprocal();
-  const auto values = from_tiles(codes.to(torch::kFloat32) * inverse, x.sizes(), tile_rows, kFp8BlockTile);
+  const auto values =
+      dequantize ? from_tiles(codes.to(torch::kFloat32) * inverse, x.sizes(), tile_rows, kFp8BlockTile)
+                 : torch::Tensor();
   const auto tile_scales = inverse.squeeze(-1);
   return {values,
           tile_scales,
           tiles.size(0),
+          x.sizes().vec(),
           codes,
           tile_scales,
           {},

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include <ATen/core/Generator.h>
 #include <torch/torch.h>
@@ -19,11 +20,14 @@ namespace ampbench::amp {
 
 // A tensor as a block-scaled format holds it.
 struct BlockQuantized {
-  torch::Tensor values;  // dequantized, fp32, the input's shape
+  // Dequantized, fp32, the input's shape; undefined where the quantizer was asked not to (`dequantize`
+  // false: a product on the GPU's kernels, which multiply the codes, has no use for them).
+  torch::Tensor values;
   // One scale per block as the format stores it, in fp32 (an E8M0 scale's power of two; an NVFP4 block's
   // e4m3 scale times the per-tensor scale; a blockwise fp8 tile's inverse scale).
   torch::Tensor scales;
   int64_t blocks = 0;
+  std::vector<int64_t> shape;  // the input's
   // What a kernel multiplies (block_scaled_kernels.h), kept as the quantization made them: the elements in
   // blocks' order ([blocks, block elements]; e4m3 in float8_e4m3fn, e2m1's values in fp32), each block's
   // scale as its format stores it, in fp32 (NVFP4's e4m3 scale without the per-tensor one; the same tensor as
@@ -41,7 +45,7 @@ struct BlockQuantized {
 // to_mx and MXTensor dequantize compute them from a bf16 or fp32 tensor (the amax in the input's dtype, the
 // rest in fp32; NaN poisons its block).
 inline constexpr int64_t kMxBlock = 32;
-BlockQuantized quantize_mxfp8(const torch::Tensor& x, ScaleRounding rounding);
+BlockQuantized quantize_mxfp8(const torch::Tensor& x, ScaleRounding rounding, bool dequantize = true);
 
 // NVFP4: e2m1 elements ({0, 0.5, 1, 1.5, 2, 3, 4, 6}, round to nearest even, saturating at 6), one e4m3 scale
 // per 16 consecutive elements of the last dimension (or per 16 x 16 tile of a matrix, `tiles_2d`), under a
@@ -51,7 +55,7 @@ BlockQuantized quantize_mxfp8(const torch::Tensor& x, ScaleRounding rounding);
 // as the NVFP4 training recipe rounds gradients. A tensor of zeros stays zeros.
 inline constexpr int64_t kNvfp4Block = 16;
 BlockQuantized quantize_nvfp4(const torch::Tensor& x, bool tiles_2d = false,
-                              std::optional<at::Generator> stochastic = std::nullopt);
+                              std::optional<at::Generator> stochastic = std::nullopt, bool dequantize = true);
 
 // The NVFP4 recipe's random Hadamard transform of a weight-gradient operand along its last dimension: each
 // 16 consecutive elements v become v diag(signs) H / 4 (H the 16-point Sylvester Hadamard matrix, an
@@ -65,7 +69,7 @@ torch::Tensor hadamard_16_matrix();
 // scale per tile of `tile_rows` x 128 elements of a matrix (1 x 128 for activations and gradients, 128 x 128
 // for weights), the scale 448 / amax rounded down to a power of two (1 for a tile of zeros, inf or NaN).
 inline constexpr int64_t kFp8BlockTile = 128;
-BlockQuantized quantize_fp8_blocks(const torch::Tensor& x, int64_t tile_rows);
+BlockQuantized quantize_fp8_blocks(const torch::Tensor& x, int64_t tile_rows, bool dequantize = true);
 
 // A matrix of `shape` from its tiles of `rows` x `columns`, one tile a row (the blocks' order above).
 torch::Tensor from_tiles(const torch::Tensor& tiles, at::IntArrayRef shape, int64_t rows, int64_t columns);

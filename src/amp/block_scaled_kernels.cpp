@@ -16,7 +16,7 @@ int64_t round_up(int64_t n, int64_t multiple) { return (n + multiple - 1) / mult
 
 // The quantized elements as the [rows, K] matrix they came from.
 torch::Tensor code_matrix(const BlockQuantized& q, int64_t rows, int64_t block, int64_t tile_rows) {
-  const int64_t k = q.codes.numel() / rows;
+  const int64_t k = q.shape[1];
   if (tile_rows == 1) return q.codes.reshape({rows, k});
   return from_tiles(q.codes.reshape({-1, tile_rows * block}), {rows, k}, tile_rows, block);
 }
@@ -87,7 +87,7 @@ torch::Tensor pack_e2m1(const torch::Tensor& values) {
 }
 
 KernelOperand kernel_operand(const BlockQuantized& q, LinearRecipe recipe, int64_t tile_rows) {
-  const int64_t rows = q.values.size(0);
+  const int64_t rows = q.shape[0];
   switch (recipe) {
     case LinearRecipe::mxfp8:
       return mxfp8_operand(q, rows);

@@ -26,7 +26,9 @@ bool feeds_weight_gradient(LinearOperand role) {
 // did, against the operand as quantized (after the Hadamard transform, where there is one).
 BlockQuantized quantized(const torch::Tensor& operand, LinearOperand role, const Float8Settings& settings,
                          std::optional<at::Generator> generator, const void* key) {
-  auto q = emulate_operand(operand, role, settings.recipe, settings.block, std::move(generator));
+  // The kernels multiply the codes: the dequantized values are the emulation's and an observer's.
+  const bool dequantize = !settings.kernels || (key && observing_linear_layers());
+  auto q = emulate_operand(operand, role, settings.recipe, settings.block, std::move(generator), dequantize);
   if (key && observing_linear_layers()) {
     const bool transformed = transformed_first(role, settings.recipe, settings.block);
     observe_operand(key, std::string(to_string(role)), transformed ? hadamard_16(operand) : operand, q);
@@ -183,18 +185,19 @@ int64_t tile_rows(LinearOperand role, LinearRecipe recipe, const BlockRecipeOpti
 }
 
 BlockQuantized emulate_operand(const torch::Tensor& operand, LinearOperand role, LinearRecipe recipe,
-                               const BlockRecipeOptions& options, std::optional<at::Generator> generator) {
+                               const BlockRecipeOptions& options, std::optional<at::Generator> generator,
+                               bool dequantize) {
   switch (recipe) {
     case LinearRecipe::mxfp8:
-      return quantize_mxfp8(operand, options.mx_rounding);
+      return quantize_mxfp8(operand, options.mx_rounding, dequantize);
     case LinearRecipe::nvfp4: {
       const auto transformed = transformed_first(role, recipe, options) ? hadamard_16(operand) : operand;
       const bool stochastic = is_gradient(role) && options.nvfp4_stochastic;
       return quantize_nvfp4(transformed, tile_rows(role, recipe, options) > 1,
-                            stochastic ? std::move(generator) : std::nullopt);
+                            stochastic ? std::move(generator) : std::nullopt, dequantize);
     }
     case LinearRecipe::blockwise:
-      return quantize_fp8_blocks(operand, tile_rows(role, recipe, options));
+      return quantize_fp8_blocks(operand, tile_rows(role, recipe, options), dequantize);
     case LinearRecipe::tensorwise:
     case LinearRecipe::rowwise:
       break;

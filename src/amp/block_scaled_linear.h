@@ -26,9 +26,11 @@ enum class LinearOperand {
 // dimension is a multiple of the recipe's block): MXFP8 in 1 x 32 blocks; NVFP4 in 1 x 16 blocks (16 x 16
 // tiles for a weight with weight_tiles_2d, the same tiles for W and W^T), its weight-gradient operands
 // through the Hadamard transform first (nvfp4_hadamard) and its gradients rounded stochastically from
-// `generator` (nvfp4_stochastic); blockwise fp8 in 1 x 128 blocks, a weight in 128 x 128 tiles.
+// `generator` (nvfp4_stochastic); blockwise fp8 in 1 x 128 blocks, a weight in 128 x 128 tiles. Without
+// `dequantize`, its values are left undefined.
 BlockQuantized emulate_operand(const torch::Tensor& operand, LinearOperand role, LinearRecipe recipe,
-                               const BlockRecipeOptions& options, std::optional<at::Generator> generator);
+                               const BlockRecipeOptions& options, std::optional<at::Generator> generator,
+                               bool dequantize = true);
 // The rows of the tiles emulate_operand quantizes the operand in: 128 for a blockwise fp8 weight, 16 for an
 // NVFP4 weight with 2-D scales, 1 otherwise.
 int64_t tile_rows(LinearOperand role, LinearRecipe recipe, const BlockRecipeOptions& options);
