@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Fails when a source file includes a header of a higher layer, or of a room beside its own
-(docs/ARCHITECTURE.md).
+"""Fails when a source file includes a header of a higher layer, or of a room beside its own, or when a room
+holds more than 35 files (docs/ARCHITECTURE.md).
 
 The layers, lowest first: each may include its own headers and those of the layers below it. Rooms that
 share a layer (run and compare; sweep and max_batch) stand side by side and include none of each other.
@@ -13,7 +13,8 @@ import re
 import sys
 
 LAYERS = [["util"], ["measure"], ["optim"], ["amp"], ["profile", "numerics"], ["data"], ["models"], ["config"], ["train"],
-          ["report"], ["run", "compare"], ["sweep", "max_batch"], ["app"], ["cli"]]
+          ["passes"], ["report"], ["render"], ["exports"], ["run", "compare"], ["sweep", "max_batch"], ["app"], ["cli"]]
+MAX_ROOM_FILES = 35  # a room past this splits along what it holds
 RANK = {name: rank for rank, rooms in enumerate(LAYERS) for name in rooms}
 SHOWN = " <- ".join(" | ".join(rooms) for rooms in LAYERS)
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/[^"]+"', re.MULTILINE)
@@ -52,13 +53,28 @@ def violations(root):
     return found
 
 
+def crowded_rooms(root):
+    """The rooms that hold more files than a newcomer can take in."""
+    found = []
+    for room in [root / "src" / name for rooms in LAYERS for name in rooms] + [root / "models"]:
+        files = [p for p in room.glob("*") if p.suffix in (".h", ".cpp")] if room.is_dir() else []
+        if len(files) > MAX_ROOM_FILES:
+            found.append(f"{room.relative_to(root)}/: {len(files)} files, more than {MAX_ROOM_FILES}")
+    return found
+
+
 def main():
     root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
     found = violations(root)
+    crowded = crowded_rooms(root)
+    for line in crowded:
+        print(line)
     for line in found:
         print(line)
     if found:
         print(f"{len(found)} upward or sideways include(s); the layers, lowest first: {SHOWN}")
+        return 1
+    if crowded:
         return 1
     print(f"layers: no upward or sideways include ({SHOWN})")
     return 0

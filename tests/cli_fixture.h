@@ -19,7 +19,7 @@
 #include "measure/cpu_features.h"
 #include "measure/environment.h"
 #include "read_file.h"
-#include "report/csv_report.h"
+#include "render/csv_report.h"
 #include "report/report.h"
 #include "sweep/sweep_render.h"
 #include "temp_dir_test.h"

@@ -4,8 +4,8 @@
 
 #include "config/experiment_config.h"
 #include "measure/environment.h"
+#include "passes/experiment.h"
 #include "report/analysis.h"
-#include "train/experiment.h"
 
 namespace ampbench::testing {
 

@@ -25,3 +25,13 @@ expect_caught src/amp/peak_flops.h amp/precision_mode.h report/report.h \
   'src/amp/peak_flops.h:[0-9]+: amp includes report/, a higher layer'
 expect_caught src/sweep/sweep_config.cpp sweep/sweep_config.h max_batch/batch_search.h \
   'src/sweep/sweep_config.cpp:[0-9]+: sweep includes max_batch/, a room beside it'
+
+# A room that grows past 35 files fails the check, naming it.
+rm -rf "$out"/*
+cp -r "$root/src" "$root/models" "$root/benchmarks" "$out/"
+for i in $(seq 1 36); do touch "$out/src/util/planted_$i.h"; done
+if found=$(python3 "$root/scripts/check_layers.py" "$out"); then
+  echo "a crowded room passed the check:"; echo "$found"; exit 1
+fi
+grep -qE '^src/util/: [0-9]+ files, more than 35$' <<<"$found" || { echo "$found"; exit 1; }
+echo "crowded room caught: $(head -1 <<<"$found")"

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exports/benchmark_export.h"
 #include "measure/statistics.h"
-#include "report/benchmark_export.h"
 
 namespace ampbench::report {
 namespace {

@@ -9,7 +9,7 @@
 #include "data/dataset.h"
 #include "measure/cpu_tracking_allocator.h"
 #include "models/registry.h"
-#include "train/first_batch_gradient.h"
+#include "passes/first_batch_gradient.h"
 #include "train/training_step.h"
 
 #include "cli_fixture.h"

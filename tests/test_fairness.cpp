@@ -5,7 +5,7 @@
 #include "data/batch_order.h"
 #include "experiment_runs.h"
 #include "models/registry.h"
-#include "train/experiment.h"
+#include "passes/experiment.h"
 #include "train/model_state.h"
 
 namespace {

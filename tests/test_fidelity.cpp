@@ -6,8 +6,8 @@
 #include "config/experiment_config.h"
 #include "experiment_runs.h"
 #include "measure/equivalence.h"
-#include "report/json_report.h"
-#include "train/experiment.h"
+#include "passes/experiment.h"
+#include "render/json_report.h"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include "max_batch/max_batch_report.h"
 #include "max_batch/run_max_batch.h"
 #include "measure/cpu_tracking_allocator.h"
+#include "passes/experiment.h"
 #include "temp_dir_test.h"
-#include "train/experiment.h"
 #include "util/input_error.h"
 
 namespace {

@@ -6,7 +6,7 @@
 #include "measure/cpu_tracking_allocator.h"
 #include "measure/device.h"
 #include "measure/memory_probe.h"
-#include "train/experiment.h"
+#include "passes/experiment.h"
 
 using ampbench::measure::CpuTrackingAllocator;
 

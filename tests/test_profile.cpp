@@ -10,6 +10,8 @@
 #include "config/experiment_config.h"
 #include "data/load_dataset.h"
 #include "experiment_runs.h"
+#include "passes/experiment.h"
+#include "passes/profiled_pass.h"
 #include "profile/attributed_op.h"
 #include "profile/event_sorting.h"
 #include "profile/kineto_capture.h"
@@ -17,8 +19,6 @@
 #include "report/gates.h"
 #include "report/summary.h"
 #include "report/warnings.h"
-#include "train/experiment.h"
-#include "train/profiled_pass.h"
 #include "train/stop_request.h"
 #include "train/trainer.h"
 

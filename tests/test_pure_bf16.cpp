@@ -6,9 +6,9 @@
 #include "amp/weight_format.h"
 #include "config/experiment_config.h"
 #include "config/memory_estimate.h"
+#include "passes/experiment.h"
 #include "report/analysis.h"
 #include "report/summary.h"
-#include "train/experiment.h"
 
 namespace {
 

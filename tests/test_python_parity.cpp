@@ -17,7 +17,7 @@
 #include "data/load_dataset.h"
 #include "models/registry.h"
 #include "optim/optimizer.h"
-#include "train/experiment.h"
+#include "passes/experiment.h"
 #include "train/model_state.h"
 
 #include "data_files.h"

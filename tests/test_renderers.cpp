@@ -11,11 +11,11 @@
 
 #include "build_paths.h"
 #include "profile/profile_csv.h"
-#include "report/console_report.h"
-#include "report/csv_report.h"
-#include "report/json_report.h"
-#include "report/markdown_report.h"
-#include "report/numerics_report.h"
+#include "render/console_report.h"
+#include "render/csv_report.h"
+#include "render/json_report.h"
+#include "render/markdown_report.h"
+#include "render/numerics_report.h"
 #include "report_fixture.h"
 
 using namespace ampbench::testing;

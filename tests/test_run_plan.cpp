@@ -1,7 +1,7 @@
 // The plan of a run: every trial in the order it runs, made without training anything.
 #include <gtest/gtest.h>
 
-#include "train/run_plan.h"
+#include "passes/run_plan.h"
 
 namespace {
 

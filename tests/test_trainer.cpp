@@ -16,9 +16,9 @@
 #include "models/registry.h"
 #include "numerics/op_sites.h"
 #include "numerics/range_observer.h"
+#include "passes/experiment.h"
+#include "passes/first_batch_gradient.h"
 #include "train/classification_loss.h"
-#include "train/experiment.h"
-#include "train/first_batch_gradient.h"
 #include "train/trainer.h"
 
 namespace {

@@ -10,10 +10,10 @@
 #include "amp/weight_format.h"
 #include "config/experiment_config.h"
 #include "config/resolve.h"
-#include "train/divergence_replay.h"
-#include "train/numerics_pass.h"
+#include "passes/divergence_replay.h"
+#include "passes/numerics_pass.h"
+#include "passes/update_audit.h"
 #include "train/stop_request.h"
-#include "train/update_audit.h"
 
 namespace {
 

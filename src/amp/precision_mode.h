@@ -76,9 +76,9 @@ struct PrecisionRecipe {
   // The mode its speed-up and static memory are also read against (beside fp32), when that mode ran.
   std::optional<PrecisionMode> also_against;
   bool in_default_set;  // run by a config that names no modes
-  bool audited;         // has the lost-update audit (train/update_audit.h): its weights are stored in 16 bits
+  bool audited;  // has the lost-update audit (passes/update_audit.h): its weights are stored in 16 bits
   // The 16-bit format the numerics pass measures the mode's activations and gradients against
-  // (train/numerics_pass.h: autocast's for the mixed modes and the float8 and float4 ones, the weights' for
+  // (passes/numerics_pass.h: autocast's for the mixed modes and the float8 and float4 ones, the weights' for
   // the pure ones); empty: no pass.
   std::optional<c10::ScalarType> observed_format;
 };

@@ -9,7 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "report/report_writer.h"
+#include "exports/report_writer.h"
 #include "sweep/sweep_config.h"
 #include "sweep/sweep_report.h"
 

@@ -11,7 +11,7 @@
 #include "cli/command.h"
 #include "config/experiment_config.h"
 #include "config/memory_estimate.h"
-#include "report/console_report.h"
+#include "render/console_report.h"
 
 namespace ampbench::cli {
 namespace {

@@ -9,7 +9,7 @@
 #include "max_batch/max_batch_render.h"
 #include "measure/host_memory.h"
 #include "measure/memory_budget.h"
-#include "train/experiment.h"
+#include "passes/experiment.h"
 #include "train/stop_request.h"
 #include "util/output_files.h"
 

@@ -14,7 +14,7 @@
 #include "measure/environment.h"
 #include "measure/statistics.h"
 #include "models/registry.h"
-#include "train/experiment_result.h"
+#include "passes/experiment_result.h"
 
 namespace ampbench::report {
 

@@ -8,8 +8,8 @@
 #include "measure/device.h"
 #include "measure/environment.h"
 #include "measure/memory_budget.h"
+#include "passes/experiment.h"
 #include "report/analysis.h"
-#include "train/experiment.h"
 #include "train/stop_request.h"
 #include "util/output_files.h"
 

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "config/experiment_config.h"
+#include "exports/report_writer.h"
 #include "report/report.h"
-#include "report/report_writer.h"
 #include "train/fault_injection.h"
 #include "train/progress.h"
 
