@@ -158,7 +158,7 @@ class ExportParity : public ampbench::testing::Cli {
                              bool training) {
     network.train(training);
     torch::NoGradGuard no_grad;
-    ampbench::amp::AutocastScope autocast(c10::DeviceType::CPU, ampbench::amp::autocast_dtype(mode));
+    ampbench::amp::AutocastScope autocast(c10::DeviceType::CPU, ampbench::amp::recipe_of(mode).autocast);
     torch::manual_seed(kOracleSeed);
     return network.forward(oracle("x")[0]).to(torch::kFloat);
   }

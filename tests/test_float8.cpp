@@ -280,13 +280,13 @@ TEST(Float8Linear, OperandsOfAnyLayoutGiveTheSameProductsOnAGpu) {
 }
 
 TEST(Float8Linear, TheFp8ModesAreBf16WithARecipeAndTheOthersHaveNone) {
-  EXPECT_EQ(ampbench::amp::linear_recipe(PrecisionMode::fp8), LinearRecipe::tensorwise);
-  EXPECT_EQ(ampbench::amp::linear_recipe(PrecisionMode::fp8_rowwise), LinearRecipe::rowwise);
+  EXPECT_EQ(ampbench::amp::recipe_of(PrecisionMode::fp8).linear_recipe, LinearRecipe::tensorwise);
+  EXPECT_EQ(ampbench::amp::recipe_of(PrecisionMode::fp8_rowwise).linear_recipe, LinearRecipe::rowwise);
   for (auto mode : {PrecisionMode::fp32, PrecisionMode::tf32, PrecisionMode::fp16, PrecisionMode::bf16})
-    EXPECT_FALSE(ampbench::amp::linear_recipe(mode));
-  EXPECT_EQ(ampbench::amp::autocast_dtype(PrecisionMode::fp8), c10::ScalarType::BFloat16);
-  EXPECT_EQ(ampbench::amp::autocast_dtype(PrecisionMode::fp8_rowwise), c10::ScalarType::BFloat16);
-  EXPECT_FALSE(ampbench::amp::needs_grad_scaler(PrecisionMode::fp8));
+    EXPECT_FALSE(ampbench::amp::recipe_of(mode).linear_recipe);
+  EXPECT_EQ(ampbench::amp::recipe_of(PrecisionMode::fp8).autocast, c10::ScalarType::BFloat16);
+  EXPECT_EQ(ampbench::amp::recipe_of(PrecisionMode::fp8_rowwise).autocast, c10::ScalarType::BFloat16);
+  EXPECT_EQ(ampbench::amp::recipe_of(PrecisionMode::fp8).gradient_guard, ampbench::amp::GradientGuard::none);
   using ampbench::amp::float8_format;
   EXPECT_EQ(float8_format(LinearRecipe::tensorwise, Float8Operand::input), kE4m3);
   EXPECT_EQ(float8_format(LinearRecipe::tensorwise, Float8Operand::weight), kE4m3);

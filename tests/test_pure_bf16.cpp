@@ -183,7 +183,7 @@ TEST(PureBf16, OnlyFloatingStateChangesFormatIntegerAndBoolStateKeepTheirsAndThe
   for (auto mode : ampbench::amp::all_precision_modes()) {
     SCOPED_TRACE(std::string(ampbench::amp::to_string(mode)));
     Outer outer;
-    const auto weight_dtype = ampbench::amp::weight_dtype(mode);
+    const auto weight_dtype = ampbench::amp::recipe_of(mode).weights;
     ampbench::amp::cast_to_weight_dtype(outer, mode);
     for (const auto& parameter : outer.named_parameters())
       EXPECT_EQ(parameter.value().scalar_type(), weight_dtype) << parameter.key();

@@ -143,7 +143,7 @@ std::string why_not_float8(const LinearShape& shape, LinearRecipe recipe) {
 
 std::optional<Float8Settings> float8_settings(PrecisionMode mode, const BlockRecipeOptions& block,
                                               double scale_multiplier) {
-  const auto recipe = linear_recipe(mode);
+  const auto recipe = recipe_of(mode).linear_recipe;
   if (!recipe) return std::nullopt;
   return Float8Settings{*recipe, scale_multiplier, block, {}};
 }

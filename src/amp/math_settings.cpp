@@ -32,7 +32,7 @@ void apply(const MathSettings& settings) {
 }  // namespace
 
 MathSettings settings_for(PrecisionMode mode, c10::DeviceType device_type, bool cudnn_benchmark) {
-  const bool tf32 = device_type == c10::DeviceType::CUDA && allows_tf32(mode);
+  const bool tf32 = device_type == c10::DeviceType::CUDA && recipe_of(mode).tf32;
   return {tf32, tf32, cudnn_benchmark};
 }
 

@@ -15,7 +15,7 @@ struct MathSettings {
   bool operator==(const MathSettings&) const = default;
 };
 
-// What `mode` runs with: on CUDA, TF32 exactly as allows_tf32(mode) says (fp32 strict, with TF32
+// What `mode` runs with: on CUDA, TF32 exactly as recipe_of(mode).tf32 says (fp32 strict, with TF32
 // explicitly off); elsewhere TF32 off, so that no fp32 precision switch can reach another backend's
 // kernels. cuDNN's autotuner as the config asks.
 MathSettings settings_for(PrecisionMode mode, c10::DeviceType device_type, bool cudnn_benchmark);

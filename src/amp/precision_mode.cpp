@@ -15,7 +15,8 @@ constexpr ComputeCapability kAmpere{8, 0};
 constexpr ComputeCapability kAda{8, 9};
 
 // The table. A row of a family (a float8 recipe, a rounding of pure bf16) is all a new mode of that family
-// needs, beside its enum value and a line in the docs.
+// needs, beside its enum value and a line in the docs. A row sets the fields without a default and those
+// where it differs from the default.
 const std::vector<PrecisionRecipe>& table() {
   static const std::vector<PrecisionRecipe> rows{
       {.mode = PrecisionMode::fp32,
@@ -23,64 +24,41 @@ const std::vector<PrecisionRecipe>& table() {
        .summary = "the strict baseline: fp32 throughout, TF32 off",
        .autocast = std::nullopt,
        .weights = ScalarType::Float,
-       .update_rounding = WeightRounding::nearest,
-       .gradient_guard = GradientGuard::none,
        .tf32 = false,
-       .linear_recipe = std::nullopt,
-       .emulated = false,
        .needs_capability = std::nullopt,
        .arithmetic = MatrixArithmetic::fp32,
-       .also_against = std::nullopt,
        .in_default_set = true,
-       .audited = false,
        .observed_format = std::nullopt},
       {.mode = PrecisionMode::tf32,
        .name = "tf32",
        .summary = "fp32 with matmuls and convolutions on TF32 tensor cores (CUDA only)",
        .autocast = std::nullopt,
        .weights = ScalarType::Float,
-       .update_rounding = WeightRounding::nearest,
-       .gradient_guard = GradientGuard::none,
        .tf32 = true,
-       .linear_recipe = std::nullopt,
-       .emulated = false,
        .needs_capability = kAmpere,
        .arithmetic = MatrixArithmetic::tf32,
-       .also_against = std::nullopt,
        .in_default_set = true,
-       .audited = false,
        .observed_format = std::nullopt},
       {.mode = PrecisionMode::fp16,
        .name = "fp16",
        .summary = "autocast float16 over forward + loss, fp32 master weights, a dynamic GradScaler",
        .autocast = ScalarType::Half,
        .weights = ScalarType::Float,
-       .update_rounding = WeightRounding::nearest,
        .gradient_guard = GradientGuard::grad_scaler,
        .tf32 = false,
-       .linear_recipe = std::nullopt,
-       .emulated = false,
        .needs_capability = std::nullopt,
        .arithmetic = MatrixArithmetic::fp16,
-       .also_against = std::nullopt,
        .in_default_set = true,
-       .audited = false,
        .observed_format = ScalarType::Half},
       {.mode = PrecisionMode::bf16,
        .name = "bf16",
        .summary = "autocast bfloat16 over forward + loss, fp32 master weights, no scaler",
        .autocast = ScalarType::BFloat16,
        .weights = ScalarType::Float,
-       .update_rounding = WeightRounding::nearest,
-       .gradient_guard = GradientGuard::none,
        .tf32 = true,
-       .linear_recipe = std::nullopt,
-       .emulated = false,
        .needs_capability = kAmpere,
        .arithmetic = MatrixArithmetic::bf16,
-       .also_against = std::nullopt,
        .in_default_set = true,
-       .audited = false,
        .observed_format = ScalarType::BFloat16},
       {.mode = PrecisionMode::fp8,
        .name = "fp8",
@@ -88,47 +66,32 @@ const std::vector<PrecisionRecipe>& table() {
            "as bf16, each linear layer's products in float8, one scale per tensor (e4m3, e5m2 gradients)",
        .autocast = ScalarType::BFloat16,
        .weights = ScalarType::Float,
-       .update_rounding = WeightRounding::nearest,
-       .gradient_guard = GradientGuard::none,
        .tf32 = true,
        .linear_recipe = LinearRecipe::tensorwise,
-       .emulated = false,
        .needs_capability = kAda,
        .arithmetic = MatrixArithmetic::fp8,
        .also_against = PrecisionMode::bf16,
-       .in_default_set = false,
-       .audited = false,
        .observed_format = ScalarType::BFloat16},
       {.mode = PrecisionMode::fp8_rowwise,
        .name = "fp8-rowwise",
        .summary = "as fp8, all e4m3, one power-of-two scale per row",
        .autocast = ScalarType::BFloat16,
        .weights = ScalarType::Float,
-       .update_rounding = WeightRounding::nearest,
-       .gradient_guard = GradientGuard::none,
        .tf32 = true,
        .linear_recipe = LinearRecipe::rowwise,
-       .emulated = false,
        .needs_capability = kAda,
        .arithmetic = MatrixArithmetic::fp8,
        .also_against = PrecisionMode::bf16,
-       .in_default_set = false,
-       .audited = false,
        .observed_format = ScalarType::BFloat16},
       {.mode = PrecisionMode::bf16_pure,
        .name = "bf16-pure",
        .summary = "bf16 weights, gradients and optimizer state, no autocast, updates rounded to nearest",
        .autocast = std::nullopt,
        .weights = ScalarType::BFloat16,
-       .update_rounding = WeightRounding::nearest,
-       .gradient_guard = GradientGuard::none,
        .tf32 = true,
-       .linear_recipe = std::nullopt,
-       .emulated = false,
        .needs_capability = kAmpere,
        .arithmetic = MatrixArithmetic::bf16,
        .also_against = PrecisionMode::bf16,
-       .in_default_set = false,
        .audited = true,
        .observed_format = ScalarType::BFloat16},
       {.mode = PrecisionMode::bf16_pure_sr,
@@ -137,14 +100,10 @@ const std::vector<PrecisionRecipe>& table() {
        .autocast = std::nullopt,
        .weights = ScalarType::BFloat16,
        .update_rounding = WeightRounding::stochastic,
-       .gradient_guard = GradientGuard::none,
        .tf32 = true,
-       .linear_recipe = std::nullopt,
-       .emulated = false,
        .needs_capability = kAmpere,
        .arithmetic = MatrixArithmetic::bf16,
        .also_against = PrecisionMode::bf16,
-       .in_default_set = false,
        .audited = true,
        .observed_format = ScalarType::BFloat16},
       {.mode = PrecisionMode::bf16_pure_kahan,
@@ -153,14 +112,10 @@ const std::vector<PrecisionRecipe>& table() {
        .autocast = std::nullopt,
        .weights = ScalarType::BFloat16,
        .update_rounding = WeightRounding::kahan,
-       .gradient_guard = GradientGuard::none,
        .tf32 = true,
-       .linear_recipe = std::nullopt,
-       .emulated = false,
        .needs_capability = kAmpere,
        .arithmetic = MatrixArithmetic::bf16,
        .also_against = PrecisionMode::bf16,
-       .in_default_set = false,
        .audited = true,
        .observed_format = ScalarType::BFloat16},
       {.mode = PrecisionMode::mxfp8,
@@ -169,16 +124,12 @@ const std::vector<PrecisionRecipe>& table() {
                   "without the GPU's kernels",
        .autocast = ScalarType::BFloat16,
        .weights = ScalarType::Float,
-       .update_rounding = WeightRounding::nearest,
-       .gradient_guard = GradientGuard::none,
        .tf32 = true,
        .linear_recipe = LinearRecipe::mxfp8,
        .emulated = true,
        .needs_capability = kAmpere,
        .arithmetic = MatrixArithmetic::fp8,
        .also_against = PrecisionMode::bf16,
-       .in_default_set = false,
-       .audited = false,
        .observed_format = ScalarType::BFloat16},
       {.mode = PrecisionMode::nvfp4,
        .name = "nvfp4",
@@ -186,16 +137,12 @@ const std::vector<PrecisionRecipe>& table() {
                   "without the GPU's kernels",
        .autocast = ScalarType::BFloat16,
        .weights = ScalarType::Float,
-       .update_rounding = WeightRounding::nearest,
-       .gradient_guard = GradientGuard::none,
        .tf32 = true,
        .linear_recipe = LinearRecipe::nvfp4,
        .emulated = true,
        .needs_capability = kAmpere,
        .arithmetic = MatrixArithmetic::fp4,
        .also_against = PrecisionMode::bf16,
-       .in_default_set = false,
-       .audited = false,
        .observed_format = ScalarType::BFloat16},
       {.mode = PrecisionMode::fp8_blockwise,
        .name = "fp8-blockwise",
@@ -204,16 +151,12 @@ const std::vector<PrecisionRecipe>& table() {
            "128 x 128), emulated without the GPU's kernels",
        .autocast = ScalarType::BFloat16,
        .weights = ScalarType::Float,
-       .update_rounding = WeightRounding::nearest,
-       .gradient_guard = GradientGuard::none,
        .tf32 = true,
        .linear_recipe = LinearRecipe::blockwise,
        .emulated = true,
        .needs_capability = kAmpere,
        .arithmetic = MatrixArithmetic::fp8,
        .also_against = PrecisionMode::bf16,
-       .in_default_set = false,
-       .audited = false,
        .observed_format = ScalarType::BFloat16},
   };
   return rows;
@@ -260,29 +203,67 @@ std::string dtype_name(c10::ScalarType dtype) {
 
 const std::vector<PrecisionRecipe>& precision_recipes() { return table(); }
 
-nlohmann::json recipe_json(const PrecisionRecipe& row) {
-  auto dtype = [](std::optional<ScalarType> t) {
-    return t ? nlohmann::json(dtype_name(*t)) : nlohmann::json();
-  };
+namespace {
+
+nlohmann::json dtype_or_null(std::optional<ScalarType> dtype) {
+  return dtype ? nlohmann::json(dtype_name(*dtype)) : nlohmann::json();
+}
+
+template <typename T>
+nlohmann::json name_or_null(const std::optional<T>& value) {
+  return value ? nlohmann::json(to_string(*value)) : nlohmann::json();
+}
+
+}  // namespace
+
+const std::vector<RecipeField>& recipe_fields() {
+  using R = PrecisionRecipe;
+  using json = nlohmann::json;
   static constexpr util::EnumNames<WeightRounding, 3> kRoundings{{{WeightRounding::nearest, "nearest"},
                                                                   {WeightRounding::stochastic, "stochastic"},
                                                                   {WeightRounding::kahan, "kahan"}}};
-  return {
-      {"name", row.name},
-      {"autocast", dtype(row.autocast)},
-      {"weights", dtype(row.weights)},
-      {"update_rounding", util::name_of(kRoundings, row.update_rounding)},
-      {"gradient_guard", to_string(row.gradient_guard)},
-      {"tf32", row.tf32},
-      {"linear_recipe", row.linear_recipe ? nlohmann::json(to_string(*row.linear_recipe)) : nlohmann::json()},
-      {"emulated", row.emulated},
-      {"needs_capability",
-       row.needs_capability ? nlohmann::json(to_string(*row.needs_capability)) : nlohmann::json()},
-      {"arithmetic", to_string(row.arithmetic)},
-      {"also_against", row.also_against ? nlohmann::json(to_string(*row.also_against)) : nlohmann::json()},
-      {"in_default_set", row.in_default_set},
-      {"audited", row.audited},
-      {"observed_format", dtype(row.observed_format)}};
+  static const std::vector<RecipeField> fields{
+      {"name", "", [](const R& r) { return json(r.name); }},
+      {"autocast", "what autocast runs forward + loss in; null: no autocast",
+       [](const R& r) { return dtype_or_null(r.autocast); }},
+      {"weights",
+       "the format of the model's floating parameters and buffers, its gradients and the optimizer's state",
+       [](const R& r) { return dtype_or_null(r.weights); }},
+      {"update_rounding", "how a weight stored in `weights` takes its update",
+       [](const R& r) { return json(util::name_of(kRoundings, r.update_rounding)); }},
+      {"gradient_guard", "what guards the gradients against the format's range",
+       [](const R& r) { return json(to_string(r.gradient_guard)); }},
+      {"tf32", "CUDA may run fp32 matmuls and convolutions in TF32", [](const R& r) { return json(r.tf32); },
+       true},
+      {"linear_recipe",
+       "the float8 or float4 recipe of every linear layer's three products; null: autocast's dtype",
+       [](const R& r) { return name_or_null(r.linear_recipe); }},
+      {"emulated",
+       "its products are emulated (quantized, dequantized, multiplied in bf16) wherever the device has no "
+       "kernels for the format; summary[].emulated says whether they were in this run",
+       [](const R& r) { return json(r.emulated); }, true},
+      {"needs_capability", "the CUDA compute capability without which the mode is skipped; null: any GPU",
+       [](const R& r) { return name_or_null(r.needs_capability); }},
+      {"arithmetic",
+       "the arithmetic its matrix products want: the peak TFLOP/s column, and what a CPU must have",
+       [](const R& r) { return json(to_string(r.arithmetic)); }},
+      {"also_against",
+       "the mode its speed-up and static memory are also read against (summary[].speedup_vs_bf16)",
+       [](const R& r) { return name_or_null(r.also_against); }},
+      {"in_default_set", "run by a config that names no modes",
+       [](const R& r) { return json(r.in_default_set); }, true},
+      {"audited", "has the lost-update audit (update_audits[])", [](const R& r) { return json(r.audited); },
+       true},
+      {"observed_format", "the 16-bit format the numerics pass measures it against; null: no numerics pass",
+       [](const R& r) { return dtype_or_null(r.observed_format); }},
+  };
+  return fields;
+}
+
+nlohmann::json recipe_json(const PrecisionRecipe& row) {
+  nlohmann::json json = nlohmann::json::object();
+  for (const auto& field : recipe_fields()) json[std::string(field.name)] = field.value(row);
+  return json;
 }
 
 const PrecisionRecipe& recipe_of(PrecisionMode mode) {

@@ -50,8 +50,9 @@ std::string_view to_string(MatrixArithmetic arithmetic);
 enum class GradientGuard { none, grad_scaler };
 std::string_view to_string(GradientGuard guard);
 
-// One precision recipe: a row of the table. Every field is set in every row (none has a default), so that a
-// row that forgets one does not compile.
+// One precision recipe: a row of the table. A field a new mode must decide has no default, so that a row
+// that forgets it does not compile (-Wmissing-field-initializers, a warning the build fails on); a field
+// whose default is what every mode but a few has carries it, and rows set it only where they differ.
 struct PrecisionRecipe {
   PrecisionMode mode;
   std::string_view name;     // as configs, --modes and reports spell it
@@ -60,28 +61,42 @@ struct PrecisionRecipe {
   std::optional<c10::ScalarType> autocast;
   // The format of the model's floating parameters and buffers, of its gradients and of the optimizer's state.
   c10::ScalarType weights;
-  optim::WeightRounding update_rounding;  // how a weight in `weights` takes its update
-  GradientGuard gradient_guard;
+  // How a weight in `weights` takes its update (fp32 weights: to nearest, as every optimizer does).
+  optim::WeightRounding update_rounding = optim::WeightRounding::nearest;
+  GradientGuard gradient_guard = GradientGuard::none;
   bool tf32;  // CUDA may run fp32 matmuls and convolutions in TF32
   // The float8 or float4 recipe of every linear layer's three products (float8_linear.h); empty: autocast's
   // dtype.
-  std::optional<LinearRecipe> linear_recipe;
+  std::optional<LinearRecipe> linear_recipe = std::nullopt;
   // Its products are emulated (block_scaled_linear.h: quantized, dequantized, multiplied in bf16) wherever
   // the device has no kernels for them (block_kernel_probe.h); emulated, its time is the emulation's cost,
   // not the format's speed, so no speed-up is read from it (ModeSummary::emulated says what a run did).
-  bool emulated;
+  bool emulated = false;
   // On CUDA, the compute capability without which the mode is skipped; empty: any GPU runs it.
   std::optional<ComputeCapability> needs_capability;
   MatrixArithmetic arithmetic;
   // The mode its speed-up and static memory are also read against (beside fp32), when that mode ran.
-  std::optional<PrecisionMode> also_against;
-  bool in_default_set;  // run by a config that names no modes
-  bool audited;  // has the lost-update audit (passes/update_audit.h): its weights are stored in 16 bits
+  std::optional<PrecisionMode> also_against = std::nullopt;
+  bool in_default_set = false;  // run by a config that names no modes
+  // Has the lost-update audit (passes/update_audit.h), which the plan runs for it: its weights are stored in
+  // 16 bits, so rounding can lose an update.
+  bool audited = false;
   // The 16-bit format the numerics pass measures the mode's activations and gradients against
   // (passes/numerics_pass.h: autocast's for the mixed modes and the float8 and float4 ones, the weights' for
   // the pure ones); empty: no pass.
   std::optional<c10::ScalarType> observed_format;
 };
+
+// One field of a row as report.json's `modes` and `--list-modes json` record it: declared once, so the
+// row's JSON and the schema's description of it (tests/test_schemas.cpp writes docs/report.schema.json's
+// `modes` from this list) cannot drift apart.
+struct RecipeField {
+  std::string_view name;
+  std::string_view description;  // empty: the schema gives none
+  nlohmann::json (*value)(const PrecisionRecipe& row);
+  bool boolean = false;  // a JSON boolean; otherwise a string or null, one of the values the rows have
+};
+const std::vector<RecipeField>& recipe_fields();
 
 // "fp16", "bf16", "fp32", "fp64", or c10's name: a floating format as reports name it.
 std::string dtype_name(c10::ScalarType dtype);
@@ -104,19 +119,14 @@ const std::vector<PrecisionMode>& default_precision_modes();
 // Comma-separated names of these modes (by default all of them), for messages and help text.
 std::string precision_mode_names(const std::vector<PrecisionMode>& modes = all_precision_modes());
 
-// The row's fields by the names the code has always used.
-inline std::optional<c10::ScalarType> autocast_dtype(PrecisionMode mode) { return recipe_of(mode).autocast; }
-inline bool needs_grad_scaler(PrecisionMode mode) {
-  return recipe_of(mode).gradient_guard == GradientGuard::grad_scaler;
-}
-inline c10::ScalarType weight_dtype(PrecisionMode mode) { return recipe_of(mode).weights; }
-// The pure bf16 modes: weights (and so gradients and optimizer state) in bf16, no fp32 master copy.
-inline bool is_pure_bf16(PrecisionMode mode) { return recipe_of(mode).weights == c10::ScalarType::BFloat16; }
-inline optim::WeightRounding weight_rounding(PrecisionMode mode) { return recipe_of(mode).update_rounding; }
-inline bool allows_tf32(PrecisionMode mode) { return recipe_of(mode).tf32; }
-inline std::optional<LinearRecipe> linear_recipe(PrecisionMode mode) { return recipe_of(mode).linear_recipe; }
-inline std::optional<c10::ScalarType> sixteen_bit_format(PrecisionMode mode) {
-  return recipe_of(mode).observed_format;
+// The modes whose rows satisfy `predicate`, in the table's order: a family's tests take their modes here,
+// so a new row joins every test of its family.
+template <typename Predicate>
+std::vector<PrecisionMode> modes_where(Predicate predicate) {
+  std::vector<PrecisionMode> modes;
+  for (const auto& row : precision_recipes())
+    if (predicate(row)) modes.push_back(row.mode);
+  return modes;
 }
 
 }  // namespace ampbench::amp

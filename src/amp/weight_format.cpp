@@ -3,7 +3,7 @@
 namespace ampbench::amp {
 
 void cast_to_weight_dtype(torch::nn::Module& model, PrecisionMode mode) {
-  const auto dtype = weight_dtype(mode);
+  const auto dtype = recipe_of(mode).weights;
   if (dtype == c10::ScalarType::Float) return;
   // Only floating state changes format: LibTorch's Module::to(dtype) would cast integer and bool buffers
   // too (a batch norm's step count, an index table), which PyTorch-Python's Module.to leaves alone.
@@ -18,8 +18,9 @@ void cast_to_weight_dtype(torch::nn::Module& model, PrecisionMode mode) {
 }
 
 torch::Tensor cast_inputs(const torch::Tensor& inputs, PrecisionMode mode) {
-  if (!is_pure_bf16(mode) || !inputs.is_floating_point()) return inputs;
-  return inputs.to(weight_dtype(mode));
+  const auto weights = recipe_of(mode).weights;
+  if (weights == c10::ScalarType::Float || !inputs.is_floating_point()) return inputs;
+  return inputs.to(weights);
 }
 
 }  // namespace ampbench::amp

@@ -11,8 +11,9 @@ namespace ampbench::amp {
 // keeps its type. Other modes leave the model in fp32.
 void cast_to_weight_dtype(torch::nn::Module& model, PrecisionMode mode);
 
-// A batch as the mode's model takes it: floating inputs (images, features) in bf16 in the pure modes, where
-// no autocast casts them; token ids and every other mode's inputs as they are.
+// A batch as the mode's model takes it: floating inputs (images, features) in the weights' format where the
+// weights are not fp32 (the pure modes, where no autocast casts them); token ids and every other mode's
+// inputs as they are.
 torch::Tensor cast_inputs(const torch::Tensor& inputs, PrecisionMode mode);
 
 }  // namespace ampbench::amp

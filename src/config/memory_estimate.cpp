@@ -16,8 +16,9 @@ constexpr double kFp32Bytes = 4;
 double static_bytes_of(amp::PrecisionMode mode, const models::ModelSize& size,
                        const optim::OptimizerOptions& optimizer) {
   const double per_parameter = 2 + optim::state_per_parameter(optimizer) +
-                               (amp::weight_rounding(mode) == optim::WeightRounding::kahan ? 1 : 0);
-  return (per_parameter * size.parameters + size.buffers) * double(c10::elementSize(amp::weight_dtype(mode)));
+                               (amp::recipe_of(mode).update_rounding == optim::WeightRounding::kahan ? 1 : 0);
+  return (per_parameter * size.parameters + size.buffers) *
+         double(c10::elementSize(amp::recipe_of(mode).weights));
 }
 
 std::string bytes(double count) { return measure::human_bytes(count); }

@@ -63,11 +63,11 @@ std::optional<torch::Tensor> first_batch_gradient(amp::PrecisionMode mode, model
     torch::manual_seed(options.seed);
     torch::Tensor loss;
     {
-      amp::AutocastScope autocast(device.type(), amp::autocast_dtype(mode));
+      amp::AutocastScope autocast(device.type(), amp::recipe_of(mode).autocast);
       amp::Float8Scope float8_scope(float8, &layers);
       loss = classification_loss(model.forward(inputs), labels);
     }
-    if (!amp::needs_grad_scaler(mode)) {
+    if (amp::recipe_of(mode).gradient_guard != amp::GradientGuard::grad_scaler) {
       loss.backward();
       break;
     }

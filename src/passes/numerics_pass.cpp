@@ -145,7 +145,7 @@ class NumericsReplay {
       if (tensor.grad().defined()) add_gradient(record_.parameters[i], tensor.grad(), scale);
       before.push_back(tensor.detach().to(torch::kFloat, /*non_blocking=*/false, /*copy=*/true));
     }
-    const bool stored_in_format = amp::is_pure_bf16(record_.mode);
+    const bool stored_in_format = amp::recipe_of(record_.mode).weights == record_.format;
     auto count = optim::UpdateCount::zeros(device_);
     count.per_parameter = true;
     if (stored_in_format) step_.count_next_update(count);
@@ -178,7 +178,7 @@ NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
   const int64_t updates_per_epoch = (step.steps_per_epoch() + accumulation - 1) / accumulation;
   NumericsRecord record;
   record.mode = mode;
-  record.format = amp::sixteen_bit_format(mode).value();
+  record.format = amp::recipe_of(mode).observed_format.value();
   record.steps = spread_steps(options.train.epochs * updates_per_epoch, samples);
   NumericsReplay replay(record, model, step, std::move(fp32_twin), device);
   model.train();
@@ -222,7 +222,7 @@ void run_numerics_pass(const PlannedTrial& item, PassContext& context, Experimen
   } catch (const std::exception& e) {
     NumericsRecord failed;
     failed.mode = mode;
-    failed.format = amp::sixteen_bit_format(mode).value();
+    failed.format = amp::recipe_of(mode).observed_format.value();
     failed.failure = error_line(e);
     spdlog::error("{} numerics pass: {}", amp::to_string(mode), *failed.failure);
     result.numerics.push_back(std::move(failed));

@@ -54,7 +54,7 @@ struct NumericsRecord {
   std::optional<std::string> failure;  // the pass failed (an error's first line): no figures
 };
 
-// Replays a trial of `mode` (one with amp::sixteen_bit_format) from `model` (fresh from the run's initial
+// Replays a trial of `mode` (one whose row has an observed_format) from `model` (fresh from the run's initial
 // state) with the trainer's options, data order and seed, outside any timed region, and measures `samples`
 // optimizer steps spread over the trial: each under a numerics::RangeObserver, its gradients and update read
 // after it; with `fp32_twin` (a model of the same architecture in fp32), each also against the twin given

@@ -119,7 +119,7 @@ profile::ModeProfile profile_mode(amp::PrecisionMode mode, models::Network& mode
   const auto events = capture_profiled_steps(mode, model, options, dataset, device, profile, trace_path,
                                              trace_written, progress);
   auto out = profile::summarize_profile(events, profile::attribute_ops(events),
-                                        amp::autocast_dtype(mode).has_value());
+                                        amp::recipe_of(mode).autocast.has_value());
   out.warmup_steps = profile.warmup_steps;
   out.cpu = events.cpu;
   if (trace_written) out.trace_file = trace_path.filename().string();

@@ -36,11 +36,11 @@ std::vector<PlannedTrial> plan_run(const PlanInputs& in) {
       plan.push_back({PlannedKind::fidelity, mode, index, in.seed + uint64_t(index - 1)});
   }
   for (auto mode : runnable) {
-    if (amp::is_pure_bf16(mode)) plan.push_back({PlannedKind::audited, mode, 1, in.seed});
+    if (amp::recipe_of(mode).audited) plan.push_back({PlannedKind::audited, mode, 1, in.seed});
   }
   if (in.numerics) {
     for (auto mode : runnable) {
-      if (amp::sixteen_bit_format(mode)) plan.push_back({PlannedKind::numerics, mode, 1, in.seed});
+      if (amp::recipe_of(mode).observed_format) plan.push_back({PlannedKind::numerics, mode, 1, in.seed});
     }
   }
   if (in.profile) {

@@ -98,7 +98,7 @@ void train_trial(TrialRecord& record, const ModelState& initial, const Trainer& 
   diagnose(record, initial, trainer, context);
   if (!record.weights_kept_dtype)
     spdlog::warn("{}: parameters are no longer {} after training", amp::to_string(mode),
-                 c10::toString(amp::weight_dtype(mode)));
+                 c10::toString(amp::recipe_of(mode).weights));
 }
 
 }  // namespace ampbench::train

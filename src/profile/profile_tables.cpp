@@ -147,7 +147,7 @@ util::TextRows precision_audit_table(const std::vector<ProfileRecord>& profiles)
     const auto mode = record.mode;
     const auto* p = &*record.profile;
     const auto& a = p->precision;
-    const bool autocast = amp::autocast_dtype(mode).has_value();
+    const bool autocast = amp::recipe_of(mode).autocast.has_value();
     rows.push_back(
         {std::string(amp::to_string(mode)), percent(a.low_precision_flop_share), percent(a.float8_flop_share),
          autocast ? std::to_string(a.fp32_in_autocast.size()) + " (" +

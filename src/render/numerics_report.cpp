@@ -200,7 +200,7 @@ std::string underflow_text(const NumericsRecord& r) {
 }
 
 std::string lost_text(const NumericsRecord& r) {
-  if (amp::is_pure_bf16(r.mode)) return "";
+  if (amp::recipe_of(r.mode).weights == r.format) return "";
   const auto* p = most(r.parameters, lost_share);
   if (!p) return fmt::format("no update would be lost in {} weights", amp::dtype_name(r.format));
   return fmt::format("most updates that would be lost were the weights stored in {}: {} {:.2f}%",

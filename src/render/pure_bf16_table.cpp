@@ -41,7 +41,7 @@ util::TextRows pure_bf16_table(const RunReport& report) {
   util::TextRows rows{{"mode", "static memory", "vs fp32", "vs bf16", "samples/s vs bf16 [95% CI]",
                        "updates lost", "update mass lost", "fidelity"}};
   for (const auto& s : report.summary) {
-    if (!amp::is_pure_bf16(s.mode)) continue;
+    if (!amp::recipe_of(s.mode).audited) continue;
     const auto bytes =
         s.static_bytes ? util::format_number("%.2f MiB", double(*s.static_bytes) / 1048576.0) : "-";
     rows.push_back({std::string(amp::to_string(s.mode)), bytes, ratio_text(s.static_ratio_vs_fp32),

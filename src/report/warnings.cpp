@@ -219,7 +219,7 @@ void profile_findings(const RunReport& report, std::vector<Warning>& out) {
       continue;
     }
     const auto& share = p.profile->precision.low_precision_flop_share;
-    if (!amp::autocast_dtype(p.mode) || !share || *share >= kMinLowPrecisionFlopShare) continue;
+    if (!amp::recipe_of(p.mode).autocast || !share || *share >= kMinLowPrecisionFlopShare) continue;
     out.push_back(
         {WarningKind::precision_not_applied, p.mode,
          mode_name(p.mode) + format(": precision not applied: only %.1f%% of the matrix FLOPs ran in "

@@ -27,7 +27,7 @@ Evaluation evaluate(models::Network& model, amp::PrecisionMode mode, const data:
     auto labels = dataset.val_labels.narrow(0, begin, count).to(device, true);
     torch::Tensor logits;
     {
-      amp::AutocastScope autocast(device.type(), amp::autocast_dtype(mode));
+      amp::AutocastScope autocast(device.type(), amp::recipe_of(mode).autocast);
       amp::Float8Scope float8_scope(float8);
       logits = model.forward(inputs);
       loss_sum.add_(classification_loss(logits, labels, /*sum=*/true));

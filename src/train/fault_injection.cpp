@@ -80,7 +80,7 @@ std::optional<std::string> why_fault_misses(const FaultInjection& fault,
   if (std::find(modes.begin(), modes.end(), fault.mode) == modes.end()) {
     return "mode " + std::string(amp::to_string(fault.mode)) + " is not among the modes that run here";
   }
-  if (fault.kind == FaultInjection::Kind::fp8_scale && !amp::linear_recipe(fault.mode)) {
+  if (fault.kind == FaultInjection::Kind::fp8_scale && !amp::recipe_of(fault.mode).linear_recipe) {
     return "mode " + std::string(amp::to_string(fault.mode)) + " has no float8 scales";
   }
   if (fault.step > steps_per_trial) {

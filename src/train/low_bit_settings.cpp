@@ -16,7 +16,7 @@ std::optional<amp::Float8Settings> low_bit_settings(amp::PrecisionMode mode, con
   model.eval();  // batch norm's statistics stay as they are
   {
     torch::NoGradGuard no_grad;
-    amp::AutocastScope autocast(inputs.device().type(), amp::autocast_dtype(mode));
+    amp::AutocastScope autocast(inputs.device().type(), amp::recipe_of(mode).autocast);
     amp::Float8Scope scope(settings, &census);
     model.forward(inputs);
   }

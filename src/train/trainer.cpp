@@ -84,7 +84,7 @@ class TrialRun {
   // What the record says about the whole trial once it ends.
   void finish() {
     record_.master_weights_fp32 = parameters_are(model_, torch::kFloat32);
-    record_.weights_kept_dtype = parameters_are(model_, amp::weight_dtype(mode_));
+    record_.weights_kept_dtype = parameters_are(model_, amp::recipe_of(mode_).weights);
     record_.optimizer_fallback = step_.optimizer_fallback();
     record_.data_order_checksum = checksum(orders_);
   }
@@ -241,7 +241,7 @@ bool TrialRun::record_epoch(int64_t epoch, int64_t first_timed_step, const Timed
   e.val_accuracy = evaluation.accuracy;
   if (options_.language_model) e.val_perplexity = std::exp(e.val_loss);
   record_.epochs.push_back(e);
-  if (const auto recipe = amp::linear_recipe(mode_))
+  if (const auto recipe = amp::recipe_of(mode_).linear_recipe)
     record_.float8 = summarize_float8(*recipe, step_.float8_layers(), model_);
   spdlog::info(
       "{} epoch {}/{}: {:.3f} s, {:.1f} samples/s, train loss {:.4f}, val loss {:.4f}, val acc {:.3f}",

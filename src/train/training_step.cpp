@@ -34,11 +34,12 @@ TrainingStep::TrainingStep(const TrainerOptions& options, amp::PrecisionMode mod
       steps_(dataset.train_size() / options.train.batch_size),
       optimizer_(optim::make_optimizer(
           options.train.optimizer, model.parameters(),
-          optim::RoundingOptions().rounding(amp::weight_rounding(mode)).seed(options.seed))),
+          optim::RoundingOptions().rounding(amp::recipe_of(mode).update_rounding).seed(options.seed))),
       float8_layers_(options.seed) {
-  if (amp::needs_grad_scaler(mode)) scaler_.emplace(options.grad_scaler, device);
+  if (amp::recipe_of(mode).gradient_guard == amp::GradientGuard::grad_scaler)
+    scaler_.emplace(options.grad_scaler, device);
   optimizer_->check_fused_kernel_on_bf16();
-  if (amp::linear_recipe(mode)) {
+  if (amp::recipe_of(mode).linear_recipe) {
     const auto first = dataset.train_inputs.narrow(0, 0, options.train.batch_size).to(device);
     float8_settings_ = low_bit_settings(mode, options, model,
                                         amp::cast_inputs(first, mode).contiguous(options.memory_format()));
@@ -60,7 +61,7 @@ torch::Tensor TrainingStep::loss(const torch::Tensor& order, int64_t step) {
   numerics::mark_phase(numerics::Phase::batch);
   auto [inputs, labels] = batch(order, step);
   inputs = amp::cast_inputs(inputs, mode_).contiguous(options_.memory_format());
-  amp::AutocastScope autocast(device_.type(), amp::autocast_dtype(mode_));
+  amp::AutocastScope autocast(device_.type(), amp::recipe_of(mode_).autocast);
   auto float8 = float8_settings_;
   if (float8) float8->scale_multiplier = float8_scale_factor_;
   amp::Float8Scope float8_scope(float8, &float8_layers_);
