@@ -103,8 +103,6 @@ std::string to_csv(const RunReport& report) {
   return util::render_csv(trial_columns(), rows);
 }
 
-std::string csv_columns() { return util::csv_header(trial_columns()); }
-
 // summary.csv: a row per summarised mode, its columns those of the summary's fields (summary_fields.h).
 std::string to_summary_csv(const RunReport& report) {
   std::string out = join(summary_csv_header()) + "\n";

@@ -11,7 +11,6 @@ namespace ampbench::report {
 // empty cell, never 0. The timed trials first (purpose "timed"), then the fidelity trials (purpose
 // "fidelity", trial = the seed's index); seed is each trial's.
 std::string to_csv(const RunReport& report);
-std::string csv_columns();  // its header line
 
 // One row per summarised mode: every figure of its summary (report/summary_fields.h), each verdict beside
 // the figures it was judged on, for spreadsheets and CI jobs (summary.csv in the run folder).

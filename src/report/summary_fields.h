@@ -34,7 +34,8 @@ struct SummaryField {
   std::vector<std::string_view> csv_parts = {};
 };
 
-// Every field, in the order report.json writes them and summary.csv has their columns.
+// Every field, in the order of summary.csv's columns and of the schema's `required` list (report.json's
+// objects sort their keys).
 const std::vector<SummaryField>& summary_fields();
 
 // A mode's summary as report.json's summary[] writes it.
