@@ -9,6 +9,7 @@
 #include <set>
 
 #include "cli_fixture.h"
+#include "mode_families.h"
 
 namespace ampbench::testing {
 namespace {
@@ -93,11 +94,13 @@ TEST_F(Departure, EveryModeButFp32IsPutAgainstAnFp32CopyLayerByLayer) {
 // once, as a bf16 layer's are: not the product before its bias, nor what feeds a product (a cast operand, a
 // rowwise kernel's product before its scales), nor a first layer's input gradient that nothing asked for.
 TEST_F(Departure, EveryLowBitModeCountsTheTensorsBf16CountsAtItsLayers) {
-  const auto report = run_config(config(), "--modes bf16,fp8,fp8-rowwise,mxfp8,nvfp4,fp8-blockwise");
+  const auto low_bit = low_bit_modes();
+  const auto report = run_config(config(), "--modes bf16," + mode_list(low_bit));
   std::map<std::string, std::map<std::string, json>> layers;  // mode -> layer -> ranges
   for (const auto& record : report["numerics"]) {
     for (const auto& layer : record["layers"]) layers[record["mode"]][layer["layer"]] = layer;
   }
+  ASSERT_EQ(layers.size(), 1 + low_bit.size()) << "a mode without its numerics record";
   const auto& bf16 = layers.at("bf16");
   ASSERT_TRUE(bf16.contains("layers.0") && bf16.contains("layers.2"));
   for (const auto& [mode, by_layer] : layers) {

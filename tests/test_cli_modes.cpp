@@ -3,6 +3,7 @@
 // leaves), each naming the mode and recording its row.
 #include "amp/precision_mode.h"
 #include "cli_fixture.h"
+#include "mode_families.h"
 
 namespace ampbench::amp {
 // How gtest names a mode in a test's parameter.
@@ -57,6 +58,29 @@ std::string name_of(const ::testing::TestParamInfo<PrecisionMode>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RecipeTable, EveryModeCli, ::testing::ValuesIn(amp::all_precision_modes()), name_of);
+
+// The shipped MLP config with every audited mode beside fp32 and bf16: each trains, has its lost-update
+// audit, and is a row of report.md's pure bf16 table; and no other mode is audited.
+TEST_F(Cli, TheAuditedModesRunTheShippedMlpBesideFp32AndBf16WithTheirAuditsAndTable) {
+  const auto audited = audited_modes();
+  ASSERT_FALSE(audited.empty());
+  const auto result = run("--config " + source_dir() + "/configs/mlp.json -q --epochs 2 --out " +
+                          (dir_ / "out").string() + " --modes fp32,bf16," + mode_list(audited));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto folders = run_folders();
+  ASSERT_EQ(folders.size(), 1u);
+  const auto report = read_json(folders[0] / "report.json");
+  std::set<std::string> with_audit;
+  for (const auto& audit : report["update_audits"]) with_audit.insert(audit["mode"].get<std::string>());
+  const auto names = mode_names(audited);
+  EXPECT_EQ(with_audit, std::set<std::string>(names.begin(), names.end()));
+  for (const auto& trial : report["trials"]) EXPECT_EQ(trial["status"], "ok") << trial["mode"];
+  const auto markdown = read_file(folders[0] / "report.md");
+  const auto table = markdown.find("**Pure bf16**");
+  ASSERT_NE(table, std::string::npos);
+  for (const auto& name : names)
+    EXPECT_NE(markdown.find("| " + name + " |", table), std::string::npos) << name;
+}
 
 }  // namespace
 }  // namespace ampbench::testing

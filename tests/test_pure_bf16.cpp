@@ -6,6 +6,7 @@
 #include "amp/weight_format.h"
 #include "config/experiment_config.h"
 #include "config/memory_estimate.h"
+#include "mode_families.h"
 #include "passes/experiment.h"
 #include "report/analysis.h"
 #include "report/summary.h"
@@ -14,6 +15,11 @@ namespace {
 
 using ampbench::amp::PrecisionMode;
 
+// fp32, bf16 and every pure mode.
+std::vector<std::string> fp32_bf16_and_the_pure_modes() {
+  return ampbench::testing::mode_names(ampbench::testing::audited_modes(), {"fp32", "bf16"});
+}
+
 nlohmann::json pure_config(double lr, int epochs = 2) {
   return {{"name", "pure"},
           {"seed", 5},
@@ -21,7 +27,7 @@ nlohmann::json pure_config(double lr, int epochs = 2) {
           {"data",
            {{"synthetic", {{"train_samples", 512}, {"val_samples", 256}, {"shape", {32}}, {"classes", 4}}}}},
           {"train", {{"epochs", epochs}, {"batch_size", 32}, {"optimizer", {{"type", "adamw"}, {"lr", lr}}}}},
-          {"precision", {{"modes", {"fp32", "bf16", "bf16-pure", "bf16-pure-sr", "bf16-pure-kahan"}}}},
+          {"precision", {{"modes", fp32_bf16_and_the_pure_modes()}}},
           {"device", "cpu"}};
 }
 
@@ -49,7 +55,8 @@ double static_ratio(const ampbench::train::ExperimentResult& r, PrecisionMode mo
 
 TEST(PureBf16, TrainsInBf16FromTheSameStateWithHalfTheStaticMemory) {
   const auto r = run(pure_config(1e-3));
-  for (auto mode : {PrecisionMode::bf16_pure, PrecisionMode::bf16_pure_sr, PrecisionMode::bf16_pure_kahan}) {
+  ASSERT_FALSE(ampbench::testing::audited_modes().empty());
+  for (auto mode : ampbench::testing::audited_modes()) {
     SCOPED_TRACE(std::string(ampbench::amp::to_string(mode)));
     const auto& t = trial_of(r, mode);
     ASSERT_EQ(t.status, ampbench::train::TrialStatus::ok) << t.detail.value_or("");
@@ -146,7 +153,7 @@ TEST(PureBf16, TheStaticMemoryCountedFromTheOptionsIsWhatTheAllocatorMeasures) {
       {"data",
        {{"synthetic_tokens", {{"train_samples", 32}, {"val_samples", 16}, {"context", 16}, {"vocab", 128}}}}},
       {"train", {{"epochs", 1}, {"batch_size", 8}, {"optimizer", {{"type", "adamw"}}}}},
-      {"precision", {{"modes", {"fp32", "bf16", "bf16-pure", "bf16-pure-sr", "bf16-pure-kahan"}}}},
+      {"precision", {{"modes", fp32_bf16_and_the_pure_modes()}}},
       {"device", "cpu"}};
   const auto config = ampbench::config::parse_experiment_config(doc);
   const auto counted = ampbench::config::estimate_memory(config).static_bytes;

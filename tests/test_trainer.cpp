@@ -13,6 +13,7 @@
 #include "measure/device.h"
 #include "measure/gpu_info.h"
 #include "measure/host_sync_check.h"
+#include "mode_families.h"
 #include "models/registry.h"
 #include "numerics/op_sites.h"
 #include "numerics/range_observer.h"
@@ -278,7 +279,7 @@ TEST(Trainer, TheFp8ModesTimedLoopMakesNoHostSyncOnAGpu) {
   auto config = ampbench::config::parse_experiment_config(doc);
   const torch::Device cuda(torch::kCUDA, 0);
   auto dataset = ampbench::data::load_dataset(config.data, cuda);
-  for (auto mode : {PrecisionMode::fp8, PrecisionMode::fp8_rowwise}) {
+  for (auto mode : ampbench::testing::float8_modes()) {
     auto model = config.model.spec->build();
     model->to(cuda);
     TrialRecord record;
