@@ -147,7 +147,7 @@ BatchFit Experiment::fit_batch(amp::PrecisionMode mode, int64_t batch) {
   try {
     const std::map<amp::PrecisionMode, std::string> none;
     auto model = pass_context(none, nullptr).fresh_model(mode);
-    train_first_steps(options, mode, *model, dataset_, device_);
+    Trainer(options, dataset_, device_).train_first_steps(mode, *model);
     fit.fits = true;
   } catch (const c10::Error& e) {
     if (!is_out_of_memory(e)) throw;

@@ -54,9 +54,9 @@ class Experiment {
   // The configured modes that can run on this device, in order (the others are reported as skipped).
   std::vector<amp::PrecisionMode> runnable_modes() const;
   // Whether `mode` trains at `batch` (at most the training set) within the memory there is, from the run's
-  // initial state (drawn on the first call): train_first_steps() in a fresh model, every byte it allocated
-  // released again before it returns, out of memory or not. Throws std::runtime_error when the initial
-  // state cannot be made, and c10::Error for any failure other than memory running out.
+  // initial state (drawn on the first call): Trainer::train_first_steps in a fresh model, every byte it
+  // allocated released again before it returns, out of memory or not. Throws std::runtime_error when the
+  // initial state cannot be made, and c10::Error for any failure other than memory running out.
   BatchFit fit_batch(amp::PrecisionMode mode, int64_t batch);
   // The training samples an epoch draws its batches from: the largest batch there can be.
   int64_t train_samples() const { return dataset_.train_size(); }

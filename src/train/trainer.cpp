@@ -23,6 +23,7 @@
 #include "train/planted_faults.h"
 #include "train/stop_request.h"
 #include "train/training_step.h"
+#include "util/fnv1a.h"
 
 namespace ampbench::train {
 namespace {
@@ -81,12 +82,14 @@ class TrialRun {
 
   // Trains and measures one epoch; false when the trial stopped in it (interrupted or diverged).
   bool epoch(int64_t epoch);
+  // Trains `count` steps of epoch 1 untimed, wrapping round an epoch shorter than that.
+  void first_steps(int64_t count);
   // What the record says about the whole trial once it ends.
   void finish() {
     record_.master_weights_fp32 = parameters_are(model_, torch::kFloat32);
     record_.weights_kept_dtype = parameters_are(model_, amp::recipe_of(mode_).weights);
     record_.optimizer_fallback = step_.optimizer_fallback();
-    record_.data_order_checksum = checksum(orders_);
+    record_.data_order_checksum = util::hex64(orders_hash_);
   }
 
  private:
@@ -128,14 +131,16 @@ class TrialRun {
   PerStepBuffer losses_;
   std::unique_ptr<measure::StepTimer> timer_;
   std::optional<LossScaleRecorder> scale_recorder_;
-  std::vector<torch::Tensor> orders_;
+  // Each epoch's batch order folded in as it is drawn (as checksum() chains tensors), so that a trial holds
+  // one order at a time: its memory stays what its first epoch held.
+  uint64_t orders_hash_ = util::fnv1a(nullptr, 0);
   bool static_memory_marked_ = false;
   const bool forbid_host_sync_ = measure::host_sync_check_requested();  // read here, not in the timed loop
 };
 
 bool TrialRun::epoch(int64_t epoch) {
   auto order_cpu = data::epoch_order(options_.seed, epoch, dataset_.train_size());
-  orders_.push_back(order_cpu);
+  orders_hash_ = util::fnv1a(order_cpu.data_ptr(), order_cpu.nbytes(), orders_hash_);
   // Batches are cut where the data lives: on the device, or (data too large for it) in host memory.
   const auto order = dataset_.staged ? order_cpu.to(device_) : order_cpu;
   model_.train();
@@ -151,6 +156,14 @@ bool TrialRun::epoch(int64_t epoch) {
     return false;
   }
   return record_epoch(epoch, first_timed_step, timed_steps);
+}
+
+void TrialRun::first_steps(int64_t count) {
+  const auto order_cpu = data::epoch_order(options_.seed, 1, dataset_.train_size());
+  const auto order = dataset_.staged ? order_cpu.to(device_) : order_cpu;
+  model_.train();
+  step_.zero_grad();
+  for (int64_t i = 0; i < count; ++i) train_step(1, order, i % steps_);
 }
 
 bool TrialRun::warm_up(int64_t epoch, const torch::Tensor& order, int64_t end) {
@@ -298,6 +311,13 @@ void Trainer::run(amp::PrecisionMode mode, models::Network& model, TrialRecord& 
     if (!trial.epoch(epoch)) break;  // interrupted or diverged: the finished epochs stand
   }
   trial.finish();
+}
+
+void Trainer::train_first_steps(amp::PrecisionMode mode, models::Network& model) const {
+  const std::optional<FaultInjection> no_fault;  // the trial holds a reference to it
+  TrialRecord record;
+  TrialRun trial(options_, dataset_, device_, no_fault, mode, model, record, nullptr, nullptr);
+  trial.first_steps(options_.train.accumulation_steps + 1);
 }
 
 }  // namespace ampbench::train

@@ -37,6 +37,13 @@ class Trainer {
   void run(amp::PrecisionMode mode, models::Network& model, TrialRecord& record,
            measure::MemoryProbe* probe = nullptr, Progress* progress = nullptr) const;
 
+  // Trains the steps that bring a trial to its peak memory (every step up to the first optimizer step and
+  // one more, whose activations and gradients come on top of the weights and the optimizer's state) in a
+  // trial's own state: its step, per-step buffers and timer, so that what it holds at that peak is what a
+  // trial at this batch size holds, not an estimate of it (--max-batch's fit, batch_fit.h). An epoch
+  // shorter than that wraps round. Errors propagate (c10::Error; out of memory among them).
+  void train_first_steps(amp::PrecisionMode mode, models::Network& model) const;
+
   const TrainerOptions& options() const { return options_; }
 
  private:
