@@ -180,6 +180,37 @@ TEST_F(Cli, AnExportLostOnStdoutIsAWriteFailure) {
   }
 }
 
+// Whatever a command prints to stdout (a list, --help, a dry run's config, the console table) is its
+// output: lost on a full disk it is a write failure, exit 1 and one line, never a success.
+TEST_F(Cli, OutputLostOnStdoutIsAWriteFailureForEveryCommand) {
+  const auto config = "--config " + write_config(tiny_config()).string() + " -q";
+  for (const std::string& args : std::vector<std::string>{
+           "--list-modes", "--list-modes json", "--help", "--version", config + " --dry-run",
+           config + " --max-batch --memory-budget 1GiB --dry-run",
+           config + " --sweep /train/batch_size=8,16 --dry-run", config + " --epochs 1 --modes fp32"}) {
+    auto result = run(args + " >/dev/full");
+    EXPECT_EQ(result.exit_code, 1) << args << ": " << result.err;
+    EXPECT_NE(result.err.find("error: the output to stdout could not be written"), std::string::npos)
+        << args << ": " << result.err;
+    EXPECT_EQ(line_count(result.err), 1u) << args << ": " << result.err;
+  }
+}
+
+// A reader that goes before the export reaches it (`| head -c0`): the write fails with EPIPE and says so
+// (exit 1), instead of the process dying of SIGPIPE with no word.
+TEST_F(Cli, AnExportIntoAPipeClosedEarlyIsAWriteFailureNotASignal) {
+  const auto err = dir_ / "stderr.txt", status = dir_ / "status";
+  const auto command = "{ " + ampbench::testing::ampbench_binary() + " --config " +
+                       write_config(tiny_config()).string() +
+                       " -q --epochs 1 --modes fp32 --export-bmf - 2>" + err.string() + "; echo $? >" +
+                       status.string() + "; } | head -c0";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  EXPECT_EQ(read_file(status), "1\n") << read_file(err);
+  EXPECT_NE(read_file(err).find("error: the export to stdout could not be written: Broken pipe"),
+            std::string::npos)
+      << read_file(err);
+}
+
 // A closed stdout (`>&-`): the export is lost, exit 1, and no report file takes stdout's descriptor.
 TEST_F(Cli, AnExportToAClosedStdoutFailsAndNoReportFileTakesItsPlace) {
   auto result = run("--config " + write_config(tiny_config()).string() + " -q --epochs 1 --modes fp32" +

@@ -4,8 +4,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
+
+#include "app/exit_codes.h"
 
 namespace ampbench::app {
 namespace {
@@ -15,6 +19,7 @@ bool g_stdout_closed = false;
 }  // namespace
 
 void guard_standard_streams() {
+  std::signal(SIGPIPE, SIG_IGN);
   for (int fd = 0; fd <= 2; ++fd) {
     if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
     if (fd == 1) g_stdout_closed = true;
@@ -32,6 +37,17 @@ std::optional<std::string> write_stdout_export(const std::string& text) {
   std::clearerr(stdout);
   return "the export to stdout could not be written" +
          (error != 0 ? std::string(": ") + std::strerror(error) : std::string());
+}
+
+int finish_stdout(int exit_code) {
+  errno = 0;
+  std::cout.flush();
+  const bool lost = std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout.good();
+  if (!lost) return exit_code;
+  const int error = errno;
+  std::cerr << "error: the output to stdout could not be written"
+            << (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) << "\n";
+  return kExitRuntimeFailure;
 }
 
 }  // namespace ampbench::app

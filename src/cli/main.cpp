@@ -69,10 +69,10 @@ int main(int argc, char** argv) {
   cli::add_options(program, options);
   cli::CompareCommand compare(program);
   cli::MergeCommand merge(program);
-  if (auto exit_code = app::parse_command_line(program, argc, argv)) return *exit_code;
+  if (auto exit_code = app::parse_command_line(program, argc, argv)) return app::finish_stdout(*exit_code);
   configure_logging(options.quiet);
   cli::ExperimentCommand experiment(options);
-  if (compare.chosen()) return run_command(compare);
-  if (merge.chosen()) return run_command(merge);
-  return run_command(experiment);
+  if (compare.chosen()) return app::finish_stdout(run_command(compare));
+  if (merge.chosen()) return app::finish_stdout(run_command(merge));
+  return app::finish_stdout(run_command(experiment));
 }
