@@ -143,10 +143,11 @@ TEST_F(Cli, CommandLineValuesAreCheckedWithTheOptionNamed) {
     refused("--peak-tflops " + peak, "usage error: --peak-tflops: expected X or MODE=X,MODE=X");
   refused("--modes fp32,fp32",
           "config error: /precision/modes/1 (from --modes): mode \"fp32\" is listed twice");
-  // An empty list: CLI11 takes the next option as its value, and the line says what --modes wants.
-  refused(
-      "--modes , --out " + (dir_ / "x").string(),
-      "usage error: --modes: expected a comma-separated list of modes, such as fp32,bf16, before \"--out\"");
+  // An empty name anywhere in the list is refused, never dropped.
+  for (const std::string list : {",", "fp32,,bf16", "fp32,", " ,bf16"})
+    refused("--modes '" + list + "' --out " + (dir_ / "x").string(),
+            "usage error: --modes: an empty mode in \"" + list +
+                "\": expected a comma-separated list of modes, such as fp32,bf16");
   // A planted fault that could never fire would let a test pass without it.
   refused("--modes fp32 --inject-fault nan:bf16:2",
           "usage error: --inject-fault: mode bf16 is not among the modes that run here");
@@ -385,4 +386,20 @@ TEST_F(Cli, UserTextInAnErrorIsShortenedAndEscapedAndControlBytesAreRefused) {
   EXPECT_NE(result.err.find("bytes) ..."), std::string::npos) << result.err.substr(0, 300);
   EXPECT_LT(result.err.size(), 1000u);
   EXPECT_EQ(line_count(result.err), 1u);
+  // Text typed on the command line alike: its control bytes escaped, a 5,000-byte value shortened.
+  const auto config = write_config(tiny_config()).string();
+  const auto refused = [&](const std::string& args) {
+    auto typed = run("--config " + config + " " + args);
+    EXPECT_EQ(typed.exit_code, 2) << typed.err;
+    EXPECT_EQ(typed.err.find_first_of("\x1b\t"), std::string::npos) << typed.err;
+    EXPECT_LT(typed.err.size(), 1000u) << typed.err.substr(0, 300);
+    EXPECT_EQ(line_count(typed.err), 1u) << typed.err.substr(0, 300);
+    return typed.err;
+  };
+  const auto escaped = refused("--modes \"$(printf 'fp32,\\033[31mx\\tb')\"");
+  EXPECT_NE(escaped.find("\\x1b[31mx\\x09b"), std::string::npos) << escaped;
+  for (const std::string& args :
+       {"--modes fp32," + std::string(5000, 'm'), "--sweep " + std::string(5000, 's'),
+        "--sweep /train/" + std::string(5000, 'k') + "=1,2 --dry-run"})
+    refused(args);
 }

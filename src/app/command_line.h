@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/exit_codes.h"
+#include "util/printable.h"
 
 namespace ampbench::app {
 
@@ -18,7 +19,8 @@ inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** arg
   } catch (const CLI::ParseError& e) {
     // --help and --version end parsing by an exception too, with a success code: CLI11 prints them.
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
-    std::cerr << "usage error: " << e.what() << " (see --help)\n";
+    // CLI11 quotes what was typed: its control bytes escaped and its length bounded, as every error line.
+    std::cerr << "usage error: " << util::printable(e.what(), 400) << " (see --help)\n";
     return kExitUsage;
   }
   return std::nullopt;

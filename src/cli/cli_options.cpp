@@ -191,24 +191,22 @@ void add_options(CLI::App& app, CliOptions& options) {
   app.add_option(
          "--modes", options.modes,
          "precision modes to run, in order, of " + amp::precision_mode_names() + " (default: the config's)")
-      ->delimiter(',')
-      ->transform(CLI::Validator(
-          [](std::string& mode) {
-            // "fp32, bf16", as messages list modes: the spaces around a name are not part of it.
-            mode.erase(0, mode.find_first_not_of(' '));
-            mode.erase(mode.find_last_not_of(' ') + 1);
-            // An empty list ("--modes , --out X") lets CLI11 take the next option as a value.
-            if (mode.rfind('-', 0) == 0)
-              return "expected a comma-separated list of modes, such as fp32,bf16, before \"" +
-                     util::printable(mode, 40) + "\"";
-            try {
-              amp::precision_mode_named(mode);
-              return std::string();
-            } catch (const util::InputError& e) {
-              return e.problem();
+      ->type_name("MODE,...")
+      ->check(CLI::Validator(
+          [](std::string& list) {
+            for (const auto& mode : mode_names_in(list)) {
+              if (mode.empty())
+                return "an empty mode in \"" + util::printable(list, 80) +
+                       "\": expected a comma-separated list of modes, such as fp32,bf16";
+              try {
+                amp::precision_mode_named(mode);
+              } catch (const util::InputError& e) {
+                return e.problem();
+              }
             }
+            return std::string();
           },
-          "MODE", "precision mode"));
+          "MODE,...", "precision modes"));
   add_training_options(app, options);
   app.add_option("--device", options.device, "auto|cpu|cuda|cuda:N (default: the config's, else auto)")
       ->check(CLI::Validator(
@@ -268,6 +266,17 @@ void add_options(CLI::App& app, CliOptions& options) {
   add_headroom_options(app, options);
   add_debug_options(app, options);
   add_export_options(app, options);
+}
+
+std::vector<std::string> mode_names_in(const std::string& list) {
+  std::vector<std::string> names;
+  std::stringstream pieces(list + ",");  // a trailing comma is an empty last name, not none
+  for (std::string name; std::getline(pieces, name, ',');) {
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    names.push_back(name);
+  }
+  return names;
 }
 
 std::optional<sweep::SweepAxis> sweep_axis(const std::string& text) {

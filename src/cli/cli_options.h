@@ -18,7 +18,7 @@ namespace ampbench::cli {
 // What the command line asked for. Overrides are empty when not given: the config decides then.
 struct CliOptions {
   std::string config_path;
-  std::vector<std::string> modes;
+  std::vector<std::string> modes;  // each --modes' list as given (mode_names_in splits it)
   std::optional<int64_t> epochs;
   std::optional<int64_t> repeats;
   std::optional<int64_t> fidelity_seeds;
@@ -44,6 +44,10 @@ struct CliOptions {
   bool max_batch = false;                                // --max-batch
   std::string memory_budget;                             // --memory-budget SIZE
 };
+
+// A --modes list as names: "fp16, bf16" -> {"fp16", "bf16"} (the spaces around a name are not part of it);
+// an empty piece ("fp32,,bf16", "fp32,") is an empty name, which the option refuses.
+std::vector<std::string> mode_names_in(const std::string& list);
 
 // --shard's text, "K/N" with 1 <= K <= N, as the share of a sweep; nullopt for anything else.
 std::optional<sweep::Shard> shard_of(const std::string& text);

@@ -25,7 +25,12 @@ void set_override(nlohmann::json& doc, const std::vector<std::string>& keys, con
 
 Overrides apply_overrides(nlohmann::json& doc, const CliOptions& options) {
   Overrides set;
-  if (!options.modes.empty()) set_override(doc, {"precision", "modes"}, options.modes, "--modes", set);
+  if (!options.modes.empty()) {
+    std::vector<std::string> names;
+    for (const auto& list : options.modes)
+      for (auto& name : mode_names_in(list)) names.push_back(std::move(name));
+    set_override(doc, {"precision", "modes"}, names, "--modes", set);
+  }
   if (options.epochs) set_override(doc, {"train", "epochs"}, *options.epochs, "--epochs", set);
   if (options.repeats) set_override(doc, {"repeats"}, *options.repeats, "--repeats", set);
   if (options.fidelity_seeds) {
