@@ -52,15 +52,18 @@ TEST_F(Cli, MaxBatchIsRefusedBeforeAnythingIsWrittenWithTheLineThatSaysWhy) {
       {"--max-batch --memory-budget -1GiB", "--memory-budget: expected a size such as 8GiB"},
       {"--max-batch --memory-budget GiB", "--memory-budget: expected a size such as 8GiB"},
       {"--max-batch --memory-budget 1e30TiB", "--memory-budget: expected a size such as 8GiB"},
-      {"--max-batch --memory-budget 1KiB",
-       "--memory-budget: 1.0 KiB cannot hold the run before it trains"},
+      {"--max-batch --memory-budget 1KiB", "--memory-budget: 1.0 KiB cannot hold the run before it trains"},
       {"--max-batch --memory-budget 1GiB --sweep /train/epochs=1,2", "usage error: --max-batch searches"},
       {"--max-batch --memory-budget 1GiB --shard 1/2", "usage error: --max-batch searches"},
       {"--max-batch --memory-budget 1GiB --export-json x.json", "usage error: --export-json, --export-csv"},
       {"--max-batch --memory-budget 1GiB --inject-fault nan:fp32:1", "usage error: --inject-fault is for"},
       {"--max-batch --memory-budget 1GiB --modes fp32 --epochs 0", "--epochs"},
   };
-  for (const auto& [args, expected] : cases) expect_refused(config, args, expected);
+  // A dry run refuses what the run refuses, with the same line.
+  for (const auto& [args, expected] : cases) {
+    expect_refused(config, args, expected);
+    expect_refused(config, args + " --dry-run", expected);
+  }
   auto dry = run("--config " + config + " --max-batch --memory-budget 1GiB --dry-run");
   EXPECT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_NO_THROW(nlohmann::json::parse(dry.out));

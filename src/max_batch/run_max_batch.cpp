@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "config/memory_estimate.h"
 #include "config/resolve.h"
 #include "max_batch/max_batch_render.h"
 #include "measure/host_memory.h"
@@ -25,6 +26,21 @@ int64_t checked_budget(const torch::Device& device, std::optional<int64_t> reque
                            "on the CPU needs --memory-budget SIZE (e.g. 8GiB): the host's "
                            "memory is no budget a process can run into safely");
   return *budget;
+}
+
+// A budget below every mode's weights, gradients and optimizer state, counted from the options, holds no
+// batch: refused before anything is made, by a dry run as by the run.
+void check_budget_holds_static_memory(const config::ExperimentConfig& config, int64_t budget) {
+  const auto estimate = config::estimate_memory(config);
+  if (estimate.static_bytes.empty()) return;
+  double least = estimate.static_bytes.begin()->second;
+  for (const auto& [mode, bytes] : estimate.static_bytes) least = std::min(least, bytes);
+  if (double(budget) >= least) return;
+  throw util::InputError("--memory-budget",
+                         measure::human_bytes(double(budget)) +
+                             " cannot hold the run before it trains: every mode's weights, "
+                             "gradients and optimizer state take " +
+                             measure::human_bytes(least) + " or more");
 }
 
 // Each runnable mode's search, in the config's order; the first try draws the initial state, which a
@@ -102,6 +118,7 @@ MaxBatchOutcome run_max_batch(const MaxBatchRequest& request) {
   report.device = device.str();
   report.budget_bytes = budget;
   report.budget_source = request.memory_budget ? "--memory-budget" : "free GPU memory";
+  check_budget_holds_static_memory(config, budget);
   if (request.base.dry_run) return outcome;
   train::StopRequest::install_signal_handlers();
   {
