@@ -198,7 +198,12 @@ TEST(Config, ASpeedGateOnABlockScaledModeIsRefusedOnTheCpuAndFailsWhereItRanEmul
   EXPECT_EQ(error_of(doc),
             "/gates/min_speedup/mxfp8: mxfp8 is emulated on the CPU: its time is the emulation's, not the "
             "format's, so no speed-up is gated");
+  // "auto" where it resolves to the CPU is the CPU: refused alike.
   doc["device"] = "auto";
+  if (!torch::cuda::is_available()) {
+    EXPECT_EQ(error_of(doc).rfind("/gates/min_speedup/mxfp8: mxfp8 is emulated", 0), 0u);
+  }
+  doc["device"] = "cuda";
   const auto config = parse_experiment_config(doc);
   ampbench::report::ModeSummary fp32, mx;
   mx.mode = ampbench::amp::PrecisionMode::mxfp8;

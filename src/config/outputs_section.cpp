@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "config/precision_section.h"
+#include "measure/device.h"
 #include "util/enum_names.h"
 
 namespace ampbench::config {
@@ -64,6 +65,9 @@ Gates parse_gates(ObjectReader gates, const std::vector<amp::PrecisionMode>& mod
     double min, max;
   };
   Gates out;
+  // The CPU by name or by "auto" on a machine without a GPU, as the run resolves it: the refusal below must
+  // not depend on how the device was spelt.
+  const bool on_the_cpu = device == "cpu" || (device == "auto" && measure::resolve_device(device).is_cpu());
   for (const auto& [gate, min, max] :
        {Range{Gate::min_speedup, 0.0, 1e6}, Range{Gate::max_val_loss_delta, -1e6, 1e6},
         Range{Gate::max_memory_ratio, 0.0, 1e6}, Range{Gate::min_low_precision_flop_share, 0.0, 1.0}}) {
@@ -72,7 +76,7 @@ Gates parse_gates(ObjectReader gates, const std::vector<amp::PrecisionMode>& mod
     for (const auto& [mode, threshold] : thresholds) {
       // An emulated mode's time is the emulation's cost: there is no speed of the format to gate on. The CPU
       // has no block-scaled kernels; on a GPU, the gate finds out after the run (report/gates.h).
-      if (gate == Gate::min_speedup && amp::recipe_of(mode).emulated && device == "cpu")
+      if (gate == Gate::min_speedup && amp::recipe_of(mode).emulated && on_the_cpu)
         throw InputError(per_mode.path_of(std::string(amp::to_string(mode))),
                          std::string(amp::to_string(mode)) +
                              " is emulated on the CPU: its time is the emulation's, not the format's, so no "
