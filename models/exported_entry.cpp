@@ -53,12 +53,29 @@ void check_input_fits(const ExportedProgram& program, const InputSpec& input) {
   }
 }
 
+// ampbench trains floating-point parameters towards floating-point logits: an integer parameter (a count
+// kept as an nn.Parameter) or an integer output would fail every trial once the run began.
+void check_floating(const ExportedProgram& program, const ExportArchive& archive) {
+  for (const auto& parameter : program.parameters) {
+    for (const auto& [name, tensor] : archive.weights) {
+      if (name != parameter.name || c10::isFloatingType(tensor.scalar_type())) continue;
+      throw InputError("parameter \"" + name + "\" is " + c10::toString(tensor.scalar_type()) +
+                       ": ampbench trains floating-point parameters (keep an integer tensor as a buffer)");
+    }
+  }
+  if (!c10::isFloatingType(program.output.dtype))
+    throw InputError("the exported program returns " + std::string(c10::toString(program.output.dtype)) +
+                     " values: logits must be floating point");
+}
+
 class ExportedSpec final : public ModelSpec {
  public:
   ExportedSpec(std::string path, ExportArchive archive)
       : path_(std::move(path)),
         archive_(std::make_shared<const ExportArchive>(std::move(archive))),
-        program_(std::make_shared<const ExportedProgram>(compile_program(*archive_))) {}
+        program_(std::make_shared<const ExportedProgram>(compile_program(*archive_))) {
+    check_floating(*program_, *archive_);
+  }
   std::shared_ptr<Network> build() const override {
     return std::make_shared<ExportedNetwork>(program_, *archive_);
   }

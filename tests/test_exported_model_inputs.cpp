@@ -155,6 +155,35 @@ TEST_F(ExportedModel, RefusesDataItsProgramCannotTakeOrWhoseTaskItsLogitsDoNotFi
   }
 }
 
+// An integer parameter (a count kept as a frozen nn.Parameter) or integer logits would fail every trial once
+// the run began: refused when the archive is read, a dry run's time.
+TEST_F(ExportedModel, RefusesAnIntegerParameterOrIntegerLogitsWhenTheArchiveIsRead) {
+  ProgramBuilder counted;
+  counted.state("fc.weight", torch::randn({3, 4}), true);
+  counted.state("count", torch::tensor({3}, torch::kLong), true, /*frozen=*/true);
+  counted.user_input("x", {batch_size(2), static_size(4)});
+  counted.node(kLinear, {{"input", tensor_argument("x")}, {"weight", tensor_argument("p_fc_weight")}},
+               "logits", {batch_size(2), static_size(3)});
+  counted.output("logits");
+  counted.write(dir_ / "count.pt2");
+  auto rounded = mlp();
+  auto program = rounded.program();
+  program["graph_module"]["graph"]["tensor_values"]["linear_1"]["dtype"] = 5;  // int64
+  rounded.write(dir_ / "rounded.pt2", program);
+  for (const auto& [file, expected] :
+       {std::pair{"count.pt2", "parameter \"count\" is Long: ampbench trains floating-point parameters"},
+        std::pair{"rounded.pt2",
+                  "the exported program returns Long values: logits must be floating point"}}) {
+    try {
+      read(dir_ / file);
+      ADD_FAILURE() << file << ": not refused";
+    } catch (const ampbench::util::InputError& e) {
+      EXPECT_EQ(e.where(), "/model/options/path") << file;
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  }
+}
+
 // ids [N, 8] -> embedding (6 tokens, width 4) -> linear -> next-token logits [N, 8, 6], exported at a batch
 // of 2; the context is dynamic too when `any_context`.
 ProgramBuilder token_model(bool any_context = false) {
