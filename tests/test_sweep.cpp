@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <set>
 
 #include "sweep/run_sweep.h"
 #include "sweep/sweep_config.h"
@@ -80,6 +81,9 @@ TEST(Sweep, AMalformedSweepIsRefusedAtItsPointer) {
       {{{{"key", "/train/batch_size"}, {"values", {8}}}, {{"key", "/train/batch_size"}, {"values", {16}}}},
        "the key is swept twice"},
       {{{{"key", "/name/x"}, {"values", {8}}}}, "/name/x: something other than an object is in the way"},
+      // Every point runs into the sweep's folder: a swept output folder would be a silent no-op.
+      {{{{"key", "/output/dir"}, {"values", {"a", "b"}}}}, "/sweep/0/key: every point runs into the sweep's"},
+      {{{{"key", "/output"}, {"values", {json::object()}}}}, "the output folder is not swept"},
   };
   for (const auto& [sweep, expected] : cases) {
     SCOPED_TRACE(sweep.dump());
@@ -122,6 +126,25 @@ std::vector<SweepPointReport> points(
 ampbench::sweep::SweepReport report_of(std::vector<SweepPointReport> points, size_t axes = 1) {
   std::vector<SweepAxis> keys(axes, SweepAxis{"/train/batch_size", {8, 16, 32, 64}});
   return ampbench::sweep::make_sweep_report("b", keys, std::nullopt, std::move(points));
+}
+
+// A benchmark's name is its point's label: two points of one sweep never share one, whatever their values
+// hold (the separators, or a string that reads as a number).
+TEST(Sweep, NoTwoPointsShareABenchmarkLabel) {
+  using ampbench::sweep::settings_label;
+  const auto point = [](json a, json b) {
+    return ampbench::sweep::SweepPoint{1, {{"/a", std::move(a)}, {"/b/c", std::move(b)}}, json::object()};
+  };
+  EXPECT_EQ(settings_label(point(8, "bf16")), "a=8,b.c=bf16");
+  const std::vector<ampbench::sweep::SweepPoint> points{
+      point("x,b.c=y", "z"), point("x", "y,b.c=z"), point("8", 1),
+      point(8, 1),           point("true", 1),      point(true, 1),
+      point("%2C", 1),       point(",", 1),         point(json::array({1, 2}), 1)};
+  std::set<std::string> labels;
+  for (const auto& p : points) labels.insert(settings_label(p));
+  EXPECT_EQ(labels.size(), points.size());
+  EXPECT_EQ(settings_label(points[0]), "a=x%2Cb.c%3Dy,b.c=z");
+  EXPECT_EQ(settings_label(points[2]), "a=\"8\",b.c=1");
 }
 
 TEST(Sweep, TheSpeedupCrossesOneBetweenTheDecidedNeighboursOnEitherSide) {

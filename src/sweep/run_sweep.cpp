@@ -87,18 +87,6 @@ SweepReport sweep_report(const SweepRequest& sweep, const SweepOutcome& outcome)
   return report;
 }
 
-// A point's settings as a benchmark names them: "train.batch_size=64,precision.loss_scale=1024".
-std::string settings_label(const SweepPoint& point) {
-  std::string out;
-  for (const auto& [key, value] : point.settings) {
-    std::string dotted = key.substr(1);
-    std::replace(dotted.begin(), dotted.end(), '/', '.');
-    out += (out.empty() ? "" : ",") + dotted + "=" +
-           (value.is_string() ? value.get<std::string>() : value.dump());
-  }
-  return out;
-}
-
 // A benchmark per mode of each point that ran, named by the experiment and the point's settings, so that
 // the same point of the next sweep continues its series.
 std::vector<report::Benchmark> sweep_benchmarks(const SweepOutcome& outcome) {

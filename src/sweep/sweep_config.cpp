@@ -37,6 +37,12 @@ void check_axis(const SweepAxis& axis, const std::string& where) {
     const nlohmann::json::json_pointer pointer(axis.key);
     if (pointer.to_string().rfind("/" + std::string(kSweepKey), 0) == 0)
       throw util::InputError(where, "a sweep cannot sweep itself");
+    // Every point runs into the sweep's one folder: a swept output folder would change nothing.
+    if (pointer.to_string().rfind("/output", 0) == 0 &&
+        (pointer.to_string().size() == 7 || pointer.to_string()[7] == '/'))
+      throw util::InputError(where,
+                             "every point runs into the sweep's folder: the output folder is not swept "
+                             "(give it once, in the config or with --out)");
   } catch (const nlohmann::json::exception&) {
     throw util::InputError(where, "the key is not a JSON pointer (RFC 6901): " + axis.key);
   }
@@ -136,6 +142,40 @@ std::vector<SweepPoint> expand_sweep(const nlohmann::json& base, const std::vect
     points = std::move(grown);
   }
   return points;
+}
+
+namespace {
+
+// A key's or value's text in a label: the label's own separators (',' between settings, '=' in one) and
+// '%' written as %2C, %3D and %25.
+std::string label_text(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == ',')
+      out += "%2C";
+    else if (c == '=')
+      out += "%3D";
+    else if (c == '%')
+      out += "%25";
+    else
+      out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string settings_label(const SweepPoint& point) {
+  std::string out;
+  for (const auto& [key, value] : point.settings) {
+    std::string dotted = key.substr(1);
+    std::replace(dotted.begin(), dotted.end(), '/', '.');
+    // A string that reads as another JSON value ("8", "true") keeps its quotes: it is not that value.
+    const bool plain = value.is_string() && !nlohmann::json::accept(value.get<std::string>());
+    out += (out.empty() ? "" : ",") + label_text(dotted) + "=" +
+           label_text(plain ? value.get<std::string>() : value.dump());
+  }
+  return out;
 }
 
 std::string describe(const SweepPoint& point) {

@@ -35,4 +35,9 @@ std::vector<SweepPoint> expand_sweep(const nlohmann::json& base, const std::vect
 // "/train/batch_size=32, /train/optimizer/lr=0.1": how reports and errors name a point.
 std::string describe(const SweepPoint& point);
 
+// "train.batch_size=64,precision.loss_scale=1024": how a benchmark names a point, so that the same point of
+// the next sweep continues its series. No two points of a sweep share one: a ',', '=' or '%' in a key or
+// value is written %2C, %3D, %25, and a string that reads as another JSON value ("8") keeps its quotes.
+std::string settings_label(const SweepPoint& point);
+
 }  // namespace ampbench::sweep
