@@ -5,8 +5,12 @@
 #include <mutex>
 #include <stdexcept>
 
+#include <spdlog/spdlog.h>
+
 #include "amp/precision_mode.h"
+#include "numerics/error_line.h"
 #include "numerics/node_scope.h"
+#include "numerics/readable_values.h"
 
 namespace ampbench::numerics {
 namespace {
@@ -28,12 +32,13 @@ struct OpStart : at::ObserverContext {
 
 bool checkable(const at::Tensor& t) {
   return t.defined() && t.layout() == at::kStrided && !t.is_meta() && t.numel() > 0 &&
-         (t.is_floating_point() || t.is_complex());
+         (t.is_floating_point() || t.is_complex()) && readable_values(t).has_value();
 }
 
 // Whether the tensor is all finite, and its largest finite magnitude: one read-back.
 std::pair<bool, double> finite_and_largest(const at::Tensor& t) {
-  auto values = t.is_complex() ? t.abs() : t;
+  const auto readable = *readable_values(t);
+  auto values = readable.is_complex() ? readable.abs() : readable;
   const auto finite = at::isfinite(values);
   const auto largest = at::where(finite, values.abs(), at::zeros({}, values.options())).max();
   const auto both = at::stack({finite.all().to(at::kDouble), largest.to(at::kDouble)}).cpu();
@@ -42,7 +47,8 @@ std::pair<bool, double> finite_and_largest(const at::Tensor& t) {
 
 // Whether the tensor holds inf, and NaN: one read-back.
 std::pair<bool, bool> holds_inf_and_nan(const at::Tensor& t) {
-  const auto both = at::stack({at::isinf(t).any(), at::isnan(t).any()}).cpu();
+  const auto values = *readable_values(t);
+  const auto both = at::stack({at::isinf(values).any(), at::isnan(values).any()}).cpu();
   return {both[0].item<bool>(), both[1].item<bool>()};
 }
 
@@ -166,17 +172,36 @@ std::optional<NonFiniteOp> ObserverState::check_results(const at::RecordFunction
   return op;
 }
 
+// An error in a callback would reach the terminal as LibTorch's warning with its C++ stack, once per op: the
+// op goes unchecked instead, said once.
+void unchecked(const at::RecordFunction& fn, const std::exception& e) {
+  static std::once_flag said;
+  std::call_once(said, [&] {
+    spdlog::warn("the divergence observer could not read {}'s tensors, so that op goes unchecked: {}",
+                 fn.name(), error_line(e));
+  });
+}
+
 std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   // The checks run ops of their own: unobserved, untracked by autograd.
   at::DisableRecordFunctionGuard unobserved;
   torch::NoGradGuard no_grad;
-  return g_state ? g_state->start(fn) : nullptr;
+  try {
+    return g_state ? g_state->start(fn) : nullptr;
+  } catch (const std::exception& e) {
+    unchecked(fn, e);
+    return nullptr;
+  }
 }
 
 void on_end(const at::RecordFunction& fn, at::ObserverContext* context) {
   at::DisableRecordFunctionGuard unobserved;
   torch::NoGradGuard no_grad;
-  if (g_state) g_state->end(fn, context);
+  try {
+    if (g_state) g_state->end(fn, context);
+  } catch (const std::exception& e) {
+    unchecked(fn, e);
+  }
 }
 
 }  // namespace

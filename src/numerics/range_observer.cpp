@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "amp/linear_observer.h"
+#include "numerics/error_line.h"
 #include "numerics/formats.h"
 #include "numerics/node_scope.h"
 #include "numerics/op_sites.h"
@@ -178,13 +179,6 @@ std::vector<LayerRanges> ObserverState::layers() const {
     out.push_back({label, forward.read(), backward.read()});
   }
   return out;
-}
-
-// An error's first line, without c10's stack.
-std::string error_line(const std::exception& e) {
-  const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
-  const std::string text = c10_error ? c10_error->what_without_backtrace() : e.what();
-  return text.substr(0, text.find('\n'));
 }
 
 std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {

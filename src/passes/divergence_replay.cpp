@@ -8,6 +8,7 @@
 
 #include "data/batch_order.h"
 #include "numerics/phase.h"
+#include "numerics/readable_values.h"
 #include "passes/pass_context.h"
 #include "train/evaluation.h"
 #include "train/planted_faults.h"
@@ -20,7 +21,8 @@ namespace {
 bool all_finite(const std::vector<torch::Tensor>& tensors) {
   std::vector<torch::Tensor> checks;
   for (const auto& t : tensors) {
-    if (t.defined() && t.is_floating_point()) checks.push_back(torch::isfinite(t).all());
+    if (!t.defined()) continue;
+    if (const auto values = numerics::readable_values(t)) checks.push_back(torch::isfinite(*values).all());
   }
   return checks.empty() || torch::stack(checks).all().item<bool>();
 }
