@@ -1,6 +1,7 @@
 // Sweeps end to end: every point a whole run in its own folder, the sweep report made of their reports,
 // refusals before anything runs, and a stopped sweep's partial report.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -376,6 +377,52 @@ TEST_F(CliShards, MergeNamesEveryDifferenceOfAnotherMachineTheCoresAndThreadsAmo
   EXPECT_NE(refused.err.find("/environment/cpu_cores is 112 there"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("/environment/torch_threads is 56 there"), std::string::npos) << refused.err;
   EXPECT_EQ(line_count(refused.err), 1u);
+}
+
+// A point's report must be that point's run, and its figures its own trials': each plant below is refused in
+// one line naming the file, and nothing is made.
+TEST_F(CliShards, MergeChecksEachPointsReportAgainstItsPointAndItsTrials) {
+  const auto one = run_shard(1), two = run_shard(2), three = run_shard(3);
+  const auto report_file = three / "point-3" / "report.json";
+  const auto original = read_json(report_file);
+  using Plant = std::function<void(nlohmann::json&)>;
+  const std::vector<std::pair<Plant, std::string>> plants{
+      {[](auto& r) {
+         r["summary"][0]["samples_per_second"]["median"] =
+             r["summary"][0]["samples_per_second"]["median"].template get<double>() * 1000;
+       },
+       "fp32's samples_per_second is not its trials'"},
+      {[](auto& r) { r["summary"][0]["speedup_vs_fp32"] = 999; },
+       "fp32's speedup_vs_fp32 is not its trials'"},
+      {[](auto& r) { r["summary"][0]["peak_bytes"] = -7; }, "fp32's peak_bytes is not its trials'"},
+      {[](auto& r) { r["summary"] = nlohmann::json::array(); },
+       "does not hold every mode with a finished trial"},
+      {[](auto& r) { r["summary"][0]["samples_per_second"] = nullptr; }, "is not as ampbench writes it"},
+      {[](auto& r) { r["config"]["train"]["batch_size"] = "32"; },
+       "its config has /train/batch_size=\"32\", not point 3 (/train/batch_size=32)'s 32"},
+  };
+  for (const auto& [plant, expected] : plants) {
+    SCOPED_TRACE(expected);
+    auto planted = original;
+    plant(planted);
+    std::ofstream(report_file) << planted.dump(2);
+    const auto refused = merge({one, two, three});
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_NE(refused.err.find(report_file.string()), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find(expected), std::string::npos) << refused.err;
+    EXPECT_EQ(line_count(refused.err), 1u) << refused.err;
+    EXPECT_FALSE(fs::exists(dir_ / "merged"));
+  }
+  std::ofstream(report_file) << original.dump(2);
+  // Point 3's folder replaced by a link to point 2's run: one run would count twice, at the wrong batch.
+  fs::remove_all(three / "point-3");
+  fs::create_directory_symlink(two / "point-2", three / "point-3");
+  const auto linked = merge({one, two, three});
+  EXPECT_EQ(linked.exit_code, 2);
+  EXPECT_NE(linked.err.find("its config has /train/batch_size=16, not point 3 (/train/batch_size=32)'s 32"),
+            std::string::npos)
+      << linked.err;
+  EXPECT_FALSE(fs::exists(dir_ / "merged"));
 }
 
 TEST_F(CliShards, AShardThatHoldsNoPointIsRefusedBeforeAnythingIsWritten) {

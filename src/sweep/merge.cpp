@@ -1,6 +1,10 @@
 #include "sweep/merge.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <set>
+#include <stdexcept>
 
 #include "sweep/sweep_reader.h"
 #include "sweep/sweep_render.h"
@@ -8,6 +12,7 @@
 #include "util/input_error.h"
 #include "util/json_reader.h"
 #include "util/output_files.h"
+#include "util/printable.h"
 
 namespace ampbench::sweep {
 
@@ -86,6 +91,108 @@ std::map<int64_t, RanPoint> collect_points(const std::vector<SweepReport>& shard
   return ran;
 }
 
+// A point's report is the run of that point: its config holds the point's value at every swept key, and no
+// other point's folder is the same folder (a folder replaced by a link to another point's run, or a
+// run_folder edited, would count one run twice).
+void check_reports_are_their_points(const std::map<int64_t, RanPoint>& ran) {
+  std::map<fs::path, const RanPoint*> folders;
+  for (const auto& [index, point] : ran) {
+    const auto report_file = (point.run_folder / "report.json").string();
+    for (const auto& [key, value] : point.point.settings) {
+      const nlohmann::json::json_pointer pointer(key);
+      const auto& config = point.report["config"];
+      const auto held = config.contains(pointer) ? config[pointer] : nlohmann::json();
+      if (held != value)
+        throw util::InputError(report_file, "its config has " + key + "=" + held.dump() + ", not " +
+                                                named(point.point) + "'s " + value.dump() +
+                                                ": the report of another run");
+    }
+    std::error_code error;
+    const auto canonical = fs::weakly_canonical(point.run_folder, error);
+    const auto [it, added] = folders.emplace(error ? point.run_folder : canonical, &point);
+    if (!added)
+      throw util::InputError(point.run_folder.string(), "is the run folder of " + named(it->second->point) +
+                                                            " too: one run counted twice");
+  }
+}
+
+// The median of `values` (not empty).
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+bool same_figure(double written, double recomputed) {
+  return std::abs(written - recomputed) <= 1e-9 * std::max(std::abs(written), std::abs(recomputed));
+}
+
+// A mode's figures recomputed from the report's own trials, as the run summarised them (report/summary.cpp):
+// samples/s, its trials' rates over their compared epochs, the peak memory, and the speed-up over fp32's
+// rates. Throws std::runtime_error naming the first figure that is not what its trials give.
+void check_mode_figures(const nlohmann::json& report, const nlohmann::json& summary,
+                        const std::map<std::string, std::vector<double>>& rates_by_mode) {
+  const auto mode = summary.at("mode").get<std::string>();
+  std::vector<double> epoch_rates;
+  int64_t peak = 0;
+  for (const auto& compared : summary.at("trials_compared")) {
+    const auto number = compared.at("trial").get<int64_t>();
+    const nlohmann::json* trial = nullptr;
+    for (const auto& t : report.at("trials"))
+      if (t.at("mode") == mode && t.at("trial") == number && t.at("status") == "ok") trial = &t;
+    if (!trial)
+      throw std::runtime_error(mode + "'s trial " + std::to_string(number) + " is not a finished trial");
+    double samples = 0, seconds = 0;
+    for (const auto& epoch : trial->at("epochs")) {
+      const auto listed = compared.at("epochs");
+      if (std::find(listed.begin(), listed.end(), epoch.at("epoch")) == listed.end()) continue;
+      samples += epoch.at("timed_samples").get<double>();
+      seconds += epoch.at("seconds").get<double>();
+      epoch_rates.push_back(epoch.at("samples_per_second").get<double>());
+    }
+    if (seconds <= 0 || !same_figure(compared.at("samples_per_second").get<double>(), samples / seconds))
+      throw std::runtime_error(mode + "'s trial " + std::to_string(number) + " rate is not its epochs'");
+    peak = std::max(peak, trial->at("memory").at("peak_bytes").get<int64_t>());
+  }
+  if (epoch_rates.empty()) throw std::runtime_error(mode + " compares no epoch");
+  if (!same_figure(summary.at("samples_per_second").at("median").get<double>(), median_of(epoch_rates)))
+    throw std::runtime_error(mode + "'s samples_per_second is not its trials'");
+  if (summary.at("peak_bytes").get<int64_t>() != peak)
+    throw std::runtime_error(mode + "'s peak_bytes is not its trials'");
+  const auto speedup = summary.find("speedup_vs_fp32");
+  const auto fp32 = rates_by_mode.find("fp32");
+  if (speedup != summary.end() && !speedup->is_null() && fp32 != rates_by_mode.end() &&
+      !same_figure(speedup->get<double>(), median_of(rates_by_mode.at(mode)) / median_of(fp32->second)))
+    throw std::runtime_error(mode + "'s speedup_vs_fp32 is not its trials' against fp32's");
+}
+
+// Each mode with a finished trial has its summary, and each summary's figures are its trials'.
+void check_point_figures(const RanPoint& point) {
+  const auto report_file = (point.run_folder / "report.json").string();
+  const auto& report = point.report;
+  try {
+    std::set<std::string> finished, summarised;
+    for (const auto& trial : report.at("trials"))
+      if (trial.at("status") == "ok" && !trial.at("epochs").empty())
+        finished.insert(trial.at("mode").get<std::string>());
+    std::map<std::string, std::vector<double>> rates_by_mode;
+    for (const auto& summary : report.at("summary")) {
+      summarised.insert(summary.at("mode").get<std::string>());
+      for (const auto& compared : summary.at("trials_compared"))
+        rates_by_mode[summary.at("mode").get<std::string>()].push_back(
+            compared.at("samples_per_second").get<double>());
+    }
+    if (finished != summarised)
+      throw std::runtime_error("its summary does not hold every mode with a finished trial, and those alone");
+    for (const auto& summary : report.at("summary")) check_mode_figures(report, summary, rates_by_mode);
+  } catch (const nlohmann::json::exception& e) {
+    throw util::InputError(report_file, named(point.point) + "'s report is not as ampbench writes it: " +
+                                            util::printable(e.what(), 200));
+  } catch (const std::runtime_error& e) {
+    throw util::InputError(report_file, named(point.point) + "'s figures are not its trials': " + e.what());
+  }
+}
+
 // A point's config as its report records it, without what a sweep may change between its points.
 nlohmann::json experiment_of(const nlohmann::json& report, const std::vector<SweepAxis>& axes) {
   auto config = report["config"];
@@ -152,17 +259,17 @@ std::vector<std::string> check_one_environment(const std::map<int64_t, RanPoint>
 
 // A point's entry of the merged report, its figures from its own report.json (never copied from a shard's
 // sweep.json, which a point's run does not write).
-SweepPointReport merged_point(const RanPoint& ran, const fs::path& merged_folder) {
+SweepPointReport merged_point(const RanPoint& ran) {
   SweepPointReport out;
   out.point = ran.point;
-  out.batch_size = ran.report["config"].value(nlohmann::json::json_pointer("/train/batch_size"), int64_t{0});
   out.status = SweepPointStatus::finished;
-  out.run_folder = fs::relative(fs::absolute(ran.run_folder), fs::absolute(merged_folder)).string();
   try {
+    out.batch_size =
+        ran.report["config"].value(nlohmann::json::json_pointer("/train/batch_size"), int64_t{0});
     for (const auto& summary : ran.report["summary"]) out.modes.push_back(report::figures_of(summary));
   } catch (const std::exception& e) {
     throw util::InputError((ran.run_folder / "report.json").string(),
-                           std::string("has a summary ampbench cannot read: ") + e.what());
+                           "has a config or summary ampbench cannot read: " + util::printable(e.what(), 200));
   }
   return out;
 }
@@ -200,16 +307,27 @@ MergeOutcome run_merge(const MergeRequest& request) {
   const auto& axes = shards.front().axes;
   const auto ran =
       collect_points(shards, request.folders, expected_grid(shards.front(), request.folders.front()));
+  check_reports_are_their_points(ran);
   check_one_experiment(ran, axes);
   auto differences = check_one_environment(ran, request.force);
+  // Every point read and checked before anything is made.
+  std::vector<SweepPointReport> points;
+  for (const auto& [index, point] : ran) {
+    check_point_figures(point);
+    points.push_back(merged_point(point));
+  }
   MergeOutcome outcome;
   try {
     outcome.folder = util::create_run_folder(request.out_dir, shards.front().name + "-sweep-merged");
   } catch (const std::exception& e) {
     throw util::OutputError(e.what());
   }
-  std::vector<SweepPointReport> points;
-  for (const auto& [index, point] : ran) points.push_back(merged_point(point, outcome.folder));
+  auto folder = ran.begin();
+  for (auto& point : points) {
+    point.run_folder =
+        fs::relative(fs::absolute(folder->second.run_folder), fs::absolute(outcome.folder)).string();
+    ++folder;
+  }
   outcome.report = make_sweep_report(shards.front().name, axes, std::nullopt, std::move(points));
   outcome.report.environment_differences = std::move(differences);
   if (auto failure = util::write_files(outcome.folder, sweep_files(outcome.report)))
