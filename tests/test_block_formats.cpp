@@ -132,6 +132,33 @@ TEST(BlockFormats, BlockwiseFp8ScalesEachTileByAPowerOfTwoAndAnUnusableTileByOne
   EXPECT_EQ(weight.blocks, 2);
 }
 
+// The formats at their edges, each as its reference has it: one NaN in an NVFP4 tensor makes its per-tensor
+// scale NaN and so every value (torchao), a tiny nonzero amax leaves zeros zeros (the kernels clamp the
+// reciprocal scale at fp32's largest), and a NaN in a blockwise fp8 tile leaves the rest of the tile scaled
+// by the amax of its numbers (TransformerEngine's amax skips NaN).
+TEST(BlockFormats, AtTheirEdgesTheFormatsFollowTheirReferences) {
+  torch::manual_seed(8);
+  auto x = torch::randn({2, 32});
+  x[0][3] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(torch::isnan(ampbench::amp::quantize_nvfp4(x).values).all().item<bool>());
+  auto tiny = torch::zeros({1, 32});
+  tiny[0][0] = 1e-35f;
+  const auto tiny_values = ampbench::amp::quantize_nvfp4(tiny).values;
+  EXPECT_FALSE(torch::isnan(tiny_values).any().item<bool>()) << tiny_values;
+  EXPECT_TRUE((tiny_values.slice(1, 1) == 0).all().item<bool>());
+  auto tile = torch::randn({1, 128}) * 10;
+  auto without = tile.clone();
+  tile[0][5] = std::numeric_limits<float>::quiet_NaN();
+  without[0][5] = 0;
+  const auto with_nan = ampbench::amp::quantize_fp8_blocks(tile, 1),
+             clean = ampbench::amp::quantize_fp8_blocks(without, 1);
+  EXPECT_TRUE(torch::isnan(with_nan.values[0][5]).item<bool>());
+  EXPECT_EQ(with_nan.scales.item<float>(), clean.scales.item<float>());
+  const auto others = torch::cat({torch::arange(5), torch::arange(6, 128)});
+  EXPECT_TRUE(
+      torch::equal(with_nan.values[0].index_select(0, others), clean.values[0].index_select(0, others)));
+}
+
 // Each recipe's product and both gradients close to bf16's (the formats' rounding apart), in bf16.
 TEST(BlockFormats, EachRecipesLinearLayerIsCloseToBf16sForwardAndBackward) {
   torch::manual_seed(7);

@@ -98,7 +98,10 @@ BlockQuantized nvfp4_blocks(const torch::Tensor& blocks, const torch::Tensor& pe
   const auto relative = block_scale / per_tensor;
   const auto scale =
       torch::clamp(relative, kE4m3SmallestNormal, kE4m3Max).to(torch::kFloat8_e4m3fn).to(torch::kFloat32);
-  const auto reciprocal = per_tensor.reciprocal() / scale;
+  // Clamped at fp32's largest, as the training kernels clamp it: under a tiny per-tensor scale (amax 1e-35)
+  // it would overflow, and a block of zeros times inf is NaN.
+  const auto reciprocal =
+      torch::clamp_max(per_tensor.reciprocal() / scale, std::numeric_limits<float>::max());
   const auto codes = to_e2m1(torch::clamp(blocks * reciprocal, -kE2m1Max, kE2m1Max), generator);
   const auto decode = per_tensor * scale;
   return {dequantize ? codes * decode : torch::Tensor(),
@@ -149,9 +152,10 @@ BlockQuantized quantize_nvfp4(const torch::Tensor& x, bool tiles_2d, std::option
                               bool dequantize) {
   const auto values = x.to(torch::kFloat32);
   const auto amax = values.abs().max();
-  // A tensor of zeros has no scale to speak of: 1 keeps it zeros (torchao would divide 0 by 0). Decided on
-  // the device, never read back: this runs in the timed loop.
-  const auto per_tensor = torch::where(amax > 0, amax / (kE4m3Max * kE2m1Max), torch::ones_like(amax));
+  // A tensor of zeros has no scale to speak of: 1 keeps it zeros (torchao would divide 0 by 0). A NaN amax
+  // stays NaN and poisons the tensor, as torchao's. Decided on the device, never read back: this runs in the
+  // timed loop.
+  const auto per_tensor = torch::where(amax == 0, torch::ones_like(amax), amax / (kE4m3Max * kE2m1Max));
   const auto blocks = tiles_2d ? in_tiles(values, kNvfp4Block, kNvfp4Block) : in_blocks(values, kNvfp4Block);
   auto q = nvfp4_blocks(blocks, per_tensor, stochastic, dequantize);
   q.shape = x.sizes().vec();
@@ -176,7 +180,10 @@ torch::Tensor hadamard_16(const torch::Tensor& x) {
 
 BlockQuantized quantize_fp8_blocks(const torch::Tensor& x, int64_t tile_rows, bool dequantize) {
   const auto tiles = in_tiles(x.to(torch::kFloat32), tile_rows, kFp8BlockTile);
-  const auto amax = tiles.abs().amax(-1, /*keepdim=*/true);
+  // TransformerEngine's amax skips NaN (fmaxf): a NaN element stays NaN, the rest of its tile is scaled.
+  const auto magnitude = tiles.abs();
+  const auto amax = torch::where(torch::isnan(magnitude), torch::zeros_like(magnitude), magnitude)
+                        .amax(-1, /*keepdim=*/true);
   auto scale = kE4m3Max / amax;
   scale =
       torch::where(torch::isinf(scale), torch::full_like(scale, std::numeric_limits<float>::max()), scale);
