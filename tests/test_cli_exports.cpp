@@ -70,6 +70,22 @@ TEST_F(CliExports, ASweepWritesABenchmarkPerPointAndModeToStdout) {
   EXPECT_EQ(violations(dir_ / "stdout.json", "bmf.schema.json"), "");
 }
 
+// Bencher Metric Format holds one benchmark or more: a run or sweep in which no mode finished a trial (exit
+// 4) writes no file and prints nothing, never a {} its schema rejects.
+TEST_F(CliExports, NoFinishedTrialWritesNoBmf) {
+  const auto config = write_config(tiny_config()).string();
+  const auto skipped = " -q --epochs 1 --modes tf32 --export-bmf ";  // tf32 is the GPU's: skipped here
+  const auto file = dir_ / "b.json";
+  auto to_file = run("--config " + config + skipped + file.string());
+  EXPECT_EQ(to_file.exit_code, 4) << to_file.err;
+  EXPECT_FALSE(fs::exists(file));
+  for (const std::string sweep : {"", " --sweep /train/batch_size=8,16"}) {
+    auto printed = run("--config " + config + skipped + "-" + sweep);
+    EXPECT_EQ(printed.exit_code, 4) << sweep << ": " << printed.err;
+    EXPECT_EQ(printed.out, "") << sweep;  // the console's table goes to stderr, as beside any stdout export
+  }
+}
+
 TEST_F(CliExports, BadTargetsAreRefusedBeforeAnythingRuns) {
   const auto config = write_config(tiny_config()).string();
   std::ofstream(dir_ / "a-file") << "kept";

@@ -93,6 +93,9 @@ std::optional<std::string> write_exports(const std::vector<ExportTarget>& export
   std::optional<std::string> failure;
   for (const auto& [format, path] : exports) {
     std::optional<std::string> problem;
+    // Bencher Metric Format holds one benchmark or more: with none (no mode finished a trial) no file is
+    // written, and the run's exit code (4) says why.
+    if (format == ExportFormat::bmf && benchmarks.empty()) continue;
     if (format == ExportFormat::benchmark_action) {
       problem = write_export_folder(path, benchmarks);
     } else if (path != "-") {
@@ -140,7 +143,10 @@ std::optional<std::string> ReportWriter::write(const RunReport& report) const {
 
 std::optional<std::string> ReportWriter::stdout_export(const RunReport& report) const {
   for (const auto& [format, path] : exports_) {
-    if (path == "-" && format != ExportFormat::benchmark_action) return render(format, report);
+    if (path != "-" || format == ExportFormat::benchmark_action) continue;
+    // As write_exports: no BMF without a benchmark; stdout stays the export's, and empty.
+    if (format == ExportFormat::bmf && benchmarks_of(report, report.context.name).empty()) return "";
+    return render(format, report);
   }
   return std::nullopt;
 }

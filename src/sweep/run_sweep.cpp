@@ -119,7 +119,7 @@ void write_reports(const SweepRequest& sweep, SweepOutcome& outcome) {
   if (failure) outcome.write_failure = failure;
   for (const auto& target : sweep.exports)
     if (target.format == report::ExportFormat::bmf && target.path == "-")
-      outcome.stdout_export = bmf(target.format);
+      outcome.stdout_export = benchmarks.empty() ? std::string() : bmf(target.format);  // no {}: no BMF
 }
 
 std::string folder_name(const config::ExperimentConfig& config, const std::optional<Shard>& shard) {
