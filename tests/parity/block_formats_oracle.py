@@ -8,8 +8,9 @@ IN.pt holds bf16 matrices (x, w, go, special); OUT.pt gets, per matrix:
 - torchao's NVFP4 (nvfp4_quantize with the per-tensor scale amax / (448 x 6)): the block scales times the
   per-tensor scale, and the values dequantized;
 - blockwise fp8 by TransformerEngine's documented rule (Float8BlockScaling: scale = 448 / amax rounded down
-  to a power of two, 1 for a tile whose amax is 0, inf or NaN), written here from its definition with
-  frexp, independent of ampbench's bit masking: 1 x 128 and 128 x 128 tiles;
+  to a power of two, 1 for a tile whose amax is 0 or inf; the amax taken as its kernels take it, with fmaxf,
+  which skips a NaN, so that only a tile of NaN alone has a NaN amax and scale 1), written here from its
+  definition with frexp, independent of ampbench's bit masking: 1 x 128 and 128 x 128 tiles;
 - torchao's random Hadamard matrix (get_rht_matrix) on TransformerEngine's fixed signs, and x^T through it;
 - torchao's emulated MXFP8 linear (_to_mxfp8_then_scaled_mm, RCEIL) forward and backward on x, w, go;
 - the operands as torchao hands them to torch._scaled_mm for x and w: MXFP8's e4m3 bytes (RCEIL) and NVFP4's
@@ -73,7 +74,7 @@ def blockwise(x, tile_rows):
     for r in range(0, rows, tile_rows):
         for c in range(0, cols, 128):
             tile = a[r:r + tile_rows, c:c + 128]
-            amax = np.float32(np.abs(tile).max())
+            amax = np.float32(np.fmax.reduce(np.abs(tile), axis=None))  # fmaxf's: a NaN is skipped
             if amax == 0 or not np.isfinite(amax):
                 scale = np.float32(1)
             else:
