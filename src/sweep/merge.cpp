@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "measure/statistics.h"
 #include "sweep/sweep_reader.h"
 #include "sweep/sweep_render.h"
 #include "util/bounded_file.h"
@@ -116,13 +117,6 @@ void check_reports_are_their_points(const std::map<int64_t, RanPoint>& ran) {
   }
 }
 
-// The median of `values` (not empty).
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 bool same_figure(double written, double recomputed) {
   return std::abs(written - recomputed) <= 1e-9 * std::max(std::abs(written), std::abs(recomputed));
 }
@@ -143,8 +137,8 @@ void check_mode_figures(const nlohmann::json& report, const nlohmann::json& summ
     if (!trial)
       throw std::runtime_error(mode + "'s trial " + std::to_string(number) + " is not a finished trial");
     double samples = 0, seconds = 0;
+    const auto& listed = compared.at("epochs");
     for (const auto& epoch : trial->at("epochs")) {
-      const auto listed = compared.at("epochs");
       if (std::find(listed.begin(), listed.end(), epoch.at("epoch")) == listed.end()) continue;
       samples += epoch.at("timed_samples").get<double>();
       seconds += epoch.at("seconds").get<double>();
@@ -155,14 +149,16 @@ void check_mode_figures(const nlohmann::json& report, const nlohmann::json& summ
     peak = std::max(peak, trial->at("memory").at("peak_bytes").get<int64_t>());
   }
   if (epoch_rates.empty()) throw std::runtime_error(mode + " compares no epoch");
-  if (!same_figure(summary.at("samples_per_second").at("median").get<double>(), median_of(epoch_rates)))
+  if (!same_figure(summary.at("samples_per_second").at("median").get<double>(),
+                   *measure::median(epoch_rates)))
     throw std::runtime_error(mode + "'s samples_per_second is not its trials'");
   if (summary.at("peak_bytes").get<int64_t>() != peak)
     throw std::runtime_error(mode + "'s peak_bytes is not its trials'");
   const auto speedup = summary.find("speedup_vs_fp32");
   const auto fp32 = rates_by_mode.find("fp32");
   if (speedup != summary.end() && !speedup->is_null() && fp32 != rates_by_mode.end() &&
-      !same_figure(speedup->get<double>(), median_of(rates_by_mode.at(mode)) / median_of(fp32->second)))
+      !same_figure(speedup->get<double>(),
+                   *measure::median(rates_by_mode.at(mode)) / *measure::median(fp32->second)))
     throw std::runtime_error(mode + "'s speedup_vs_fp32 is not its trials' against fp32's");
 }
 
