@@ -14,6 +14,12 @@ inline std::vector<amp::PrecisionMode> float8_modes() {
   return amp::modes_where([](const amp::PrecisionRecipe& r) { return r.linear_recipe && !r.emulated; });
 }
 
+// The block-scaled formats: products in their format on the GPU's kernels where it has them, emulated
+// elsewhere (mxfp8, nvfp4, fp8-blockwise).
+inline std::vector<amp::PrecisionMode> block_scaled_modes() {
+  return amp::modes_where([](const amp::PrecisionRecipe& r) { return r.linear_recipe && r.emulated; });
+}
+
 // Every mode whose linear layers run in a format below 16 bits: float8 and the block-scaled formats.
 inline std::vector<amp::PrecisionMode> low_bit_modes() {
   return amp::modes_where([](const amp::PrecisionRecipe& r) { return r.linear_recipe.has_value(); });

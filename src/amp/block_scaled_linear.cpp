@@ -4,6 +4,7 @@
 
 #include "amp/block_scaled_kernels.h"
 #include "amp/linear_observer.h"
+#include "amp/profiler_markers.h"
 #include "util/enum_names.h"
 
 namespace ampbench::amp {
@@ -37,8 +38,9 @@ BlockQuantized quantized(const torch::Tensor& operand, LinearOperand role, const
 }
 
 // a @ b^T of two operands quantized along K, in `dtype`: on the device's kernel (settings.kernels), or
-// emulated, the dequantized values multiplied in `dtype` with fp32 accumulation. Only the product is the
-// layer's: what feeds it is the format's, unseen by an observer (OperandScope).
+// emulated, the dequantized values multiplied in `dtype` with fp32 accumulation, under a user scope that
+// tells the profiler it is the format's product. Only the product is the layer's: what feeds it is the
+// format's, unseen by an observer (OperandScope).
 torch::Tensor product(const BlockQuantized& a, LinearOperand a_role, const BlockQuantized& b,
                       LinearOperand b_role, const Float8Settings& settings, c10::ScalarType dtype) {
   if (settings.kernels) {
@@ -50,6 +52,7 @@ torch::Tensor product(const BlockQuantized& a, LinearOperand a_role, const Block
     }
     return kernel_product(a_packed, b_packed, dtype);
   }
+  RECORD_USER_SCOPE(kEmulatedProductMarker);
   torch::Tensor a_values, b_values;
   {
     OperandScope casting;

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <mutex>
 
+#include "amp/profiler_markers.h"
+
 namespace ampbench::amp {
 namespace {
 
@@ -13,7 +15,10 @@ thread_local int t_preparing = 0;
 
 }  // namespace
 
-OperandScope::OperandScope() { ++t_preparing; }
+OperandScope::OperandScope() : marker_(at::RecordScope::USER_SCOPE) {
+  ++t_preparing;
+  if (marker_.isActive()) marker_.before(kOperandsMarker);
+}
 OperandScope::~OperandScope() { --t_preparing; }
 bool preparing_operands() { return t_preparing > 0; }
 

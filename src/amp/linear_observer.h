@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include <ATen/record_function.h>
 #include <torch/torch.h>
 
 #include "amp/block_formats.h"
@@ -47,14 +48,17 @@ class LinearObserver {
 
 // A region in which a low-bit layer prepares its products' operands (transposes, casts, quantizes and
 // dequantizes them): values of the recipe's machinery, not the layer's activations or gradients, which the
-// range observer (numerics/range_observer.h) leaves out. Thread-local: the ops run on the thread that opened
-// it.
+// range observer (numerics/range_observer.h) leaves out, and, for the profiler, a user scope
+// (profiler_markers.h). Thread-local: the ops run on the thread that opened it.
 class OperandScope {
  public:
   OperandScope();
   ~OperandScope();
   OperandScope(const OperandScope&) = delete;
   OperandScope& operator=(const OperandScope&) = delete;
+
+ private:
+  at::RecordFunction marker_;
 };
 bool preparing_operands();
 

@@ -1,10 +1,12 @@
 #include "profile/attributed_op.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <string_view>
 #include <unordered_map>
 
+#include "amp/profiler_markers.h"
 #include "util/enum_names.h"
 
 namespace ampbench::profile {
@@ -64,6 +66,43 @@ bool is_matrix_work(OpClass op_class) {
   return op_class == OpClass::matmul_conv || op_class == OpClass::attention;
 }
 
+// When a user scope of one name was open, by thread, as disjoint spans in time order.
+class ScopeSpans {
+ public:
+  ScopeSpans(const std::vector<OpEvent>& ops, std::string_view name) {
+    for (const auto& op : ops) {
+      if (op.name == name) by_thread_[op.thread].push_back({op.start_ns, op.end_ns});
+    }
+    for (auto& [thread, spans] : by_thread_) merge(spans);
+  }
+
+  bool contain(const OpEvent& op) const {
+    const auto found = by_thread_.find(op.thread);
+    if (found == by_thread_.end()) return false;
+    const auto& spans = found->second;
+    auto after = std::upper_bound(spans.begin(), spans.end(), op.start_ns,
+                                  [](int64_t t, const Span& s) { return t < s.start_ns; });
+    return after != spans.begin() && std::prev(after)->contains(op.start_ns);
+  }
+
+ private:
+  // Nested and overlapping spans become one, so that a search finds the one that holds a time.
+  static void merge(std::vector<Span>& spans) {
+    std::sort(spans.begin(), spans.end(),
+              [](const Span& a, const Span& b) { return a.start_ns < b.start_ns; });
+    std::vector<Span> merged;
+    for (const auto& span : spans) {
+      if (!merged.empty() && span.start_ns <= merged.back().end_ns)
+        merged.back().end_ns = std::max(merged.back().end_ns, span.end_ns);
+      else
+        merged.push_back(span);
+    }
+    spans = std::move(merged);
+  }
+
+  std::map<uint64_t, std::vector<Span>> by_thread_;
+};
+
 // One op while its thread's nesting is walked.
 struct Open {
   size_t index;
@@ -74,7 +113,10 @@ struct Open {
 
 class Attributor {
  public:
-  explicit Attributor(const CapturedEvents& events) : events_(events) {
+  explicit Attributor(const CapturedEvents& events)
+      : events_(events),
+        emulated_products_(events.ops, amp::kEmulatedProductMarker),
+        low_bit_operands_(events.ops, amp::kOperandsMarker) {
     for (const auto& d : events.device) device_ns_[d.op_correlation_id] += d.duration_ns;
   }
 
@@ -116,10 +158,17 @@ class Attributor {
     const Open open = stack.back();
     stack.pop_back();
     auto attributed = attribute(open);
-    if (inside_float8_product(stack)) attributed.float8 = attributed.low_precision = true;
+    const auto& op = events_.ops[open.index];
+    // A block-scaled format's emulated product (a bf16 or fp32 mm of its dequantized operands) is the
+    // format's work; its operands' preparation is its own work, no matrix work of the model's (NVFP4's
+    // Hadamard).
+    if (inside_float8_product(stack) || emulated_products_.contain(op)) {
+      attributed.float8 = attributed.low_precision = true;
+    } else if (low_bit_operands_.contain(op)) {
+      attributed.matmul_flops = 0;
+    }
     if (!stack.empty()) {
       auto& parent = stack.back();
-      const auto& op = events_.ops[open.index];
       parent.children_ns += op.end_ns - op.start_ns;
       parent.children_inclusive_ns += attributed.inclusive_ns;
       parent.matrix_flops_below |= open.matrix_flops_below || own_matrix_flops(attributed, op) > 0;
@@ -178,6 +227,7 @@ class Attributor {
   }
 
   const CapturedEvents& events_;
+  const ScopeSpans emulated_products_, low_bit_operands_;
   std::unordered_map<uint64_t, int64_t> device_ns_;
   std::vector<AttributedOp> out_;
 };
