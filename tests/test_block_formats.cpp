@@ -61,6 +61,20 @@ TEST(BlockFormats, Mxfp8HoldsE4m3ElementsTimesAPowerOfTwoPerBlockOf32) {
   EXPECT_EQ(flushed.values.abs().max().item<float>(), 0.0f);
 }
 
+// FLOOR at E8M0's least scale, 2^-127: a block that needs it exactly (amax 1.5 x 2^-119) keeps its values
+// and flushes nothing; one that needs less (amax 2^-122) is clamped there, flushed, and still decodes by
+// the scale it was encoded by, its values to e4m3's precision, never halved.
+TEST(BlockFormats, Mxfp8FloorAtE8m0sLeastScaleDecodesByTheScaleItEncodedBy) {
+  for (double amax : {1.5 * std::ldexp(1.0, -119), std::ldexp(1.0, -122)}) {
+    SCOPED_TRACE(amax);
+    const auto x = torch::linspace(0.25, 1.0, 32).reshape({1, 32}) * amax;
+    const auto q = ampbench::amp::quantize_mxfp8(x, ScaleRounding::floor);
+    EXPECT_EQ(q.scales.item<float>(), std::ldexp(1.0f, -127));
+    EXPECT_EQ(q.flushed.item<int64_t>(), amax < std::ldexp(1.0, -119) ? 1 : 0);
+    EXPECT_LE(((q.values - x).abs() / x).max().item<double>(), 1.0 / 16);
+  }
+}
+
 TEST(BlockFormats, Nvfp4HoldsE2m1ElementsUnderItsTwoScalesAndZerosStayZeros) {
   torch::manual_seed(2);
   const auto x = (torch::randn({8, 64}) * torch::logspace(-3, 3, 64)).to(torch::kBFloat16);
@@ -73,6 +87,23 @@ TEST(BlockFormats, Nvfp4HoldsE2m1ElementsUnderItsTwoScalesAndZerosStayZeros) {
   const auto zeros = ampbench::amp::quantize_nvfp4(torch::zeros({2, 32}));
   EXPECT_TRUE(zeros.values.eq(0).all().item<bool>());
   EXPECT_EQ(zeros.flushed.item<int64_t>(), 0);
+}
+
+// An amax of 2688 makes the per-tensor scales 1, and a block whose amax is 6 has block scale 1: its elements
+// are encoded as they are, so each tie between two e2m1 neighbours is a tie. Ties go to the even code (0, 1,
+// 2, 4 below; half-up would give 0.5, 1.5, 3, 6).
+TEST(BlockFormats, E2m1RoundsATieToTheEvenCode) {
+  const std::vector<float> ties{0.25, 1.25, 2.5, 5, 0.75, 1.75, 3.5, -0.25, -1.25, -2.5, -5};
+  const std::vector<float> even{0, 1, 2, 4, 1, 2, 4, -0.0, -1, -2, -4};
+  auto x = torch::zeros({1, 32});
+  x[0][0] = 2688;
+  x[0][16] = 6;
+  x.slice(1, 17, 17 + int64_t(ties.size())).copy_(torch::tensor(ties));
+  const auto q = ampbench::amp::quantize_nvfp4(x);
+  EXPECT_EQ(q.tensor_scale.item<float>(), 1.0f);
+  EXPECT_EQ(q.stored_scales[1].item<float>(), 1.0f);
+  EXPECT_TRUE(torch::equal(q.values[0].slice(0, 17, 17 + int64_t(ties.size())), torch::tensor(even)))
+      << q.values;
 }
 
 TEST(BlockFormats, Nvfp4StochasticRoundingIsUnbiasedAndLandsOnTheTwoNeighbours) {
@@ -157,6 +188,24 @@ TEST(BlockFormats, AtTheirEdgesTheFormatsFollowTheirReferences) {
   const auto others = torch::cat({torch::arange(5), torch::arange(6, 128)});
   EXPECT_TRUE(
       torch::equal(with_nan.values[0].index_select(0, others), clean.values[0].index_select(0, others)));
+}
+
+// NVFP4's emulated product applies the two per-tensor scales to the fp32 product of the block-scaled
+// elements (exact in bf16), as the kernels do: never the operands dequantized into bf16 one by one.
+TEST(BlockFormats, TheEmulatedNvfp4ProductAppliesThePerTensorScalesToTheFp32Product) {
+  torch::manual_seed(5);
+  const auto x = (torch::randn({32, 64}) * 3).to(torch::kBFloat16), w = torch::randn({16, 64}) * 0.05;
+  ampbench::amp::Float8Settings settings{LinearRecipe::nvfp4};
+  settings.block = {ScaleRounding::rceil, false, false, false};
+  const auto y = ampbench::amp::block_scaled_matmul(x, w, settings, std::nullopt);
+  const auto qx = ampbench::amp::quantize_nvfp4(x),
+             qw = ampbench::amp::quantize_nvfp4(w.to(torch::kBFloat16));
+  const auto bx = ampbench::amp::nvfp4_block_values(qx, 1), bw = ampbench::amp::nvfp4_block_values(qw, 1);
+  EXPECT_TRUE(torch::equal(bx.to(torch::kBFloat16).to(torch::kFloat32), bx));  // exact in bf16
+  const auto kernels = (at::mm(bx, bw.t()) * (qx.tensor_scale * qw.tensor_scale)).to(torch::kBFloat16);
+  EXPECT_TRUE(torch::equal(y, kernels));
+  const auto operands_in_bf16 = at::mm(qx.values.to(torch::kBFloat16), qw.values.to(torch::kBFloat16).t());
+  EXPECT_FALSE(torch::equal(y, operands_in_bf16));
 }
 
 // Each recipe's product and both gradients close to bf16's (the formats' rounding apart), in bf16.

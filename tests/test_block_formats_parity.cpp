@@ -1,7 +1,8 @@
 // The block-scaled formats bit for bit against their references (tests/parity/block_formats_oracle.py):
-// torchao 0.18's MXFP8 (both scale roundings) and NVFP4 quantizers, TransformerEngine's blockwise fp8 rule
-// written from its definition, torchao's Hadamard matrix on the same signs, torchao's emulated MXFP8 linear,
-// products of NVFP4 operands, and the operands as torchao hands them to torch._scaled_mm
+// torchao 0.18's MXFP8 (both scale roundings) and NVFP4 block scales, the Blackwell kernels' NVFP4 element
+// encoding, TransformerEngine's blockwise fp8 rule written from its definition, torchao's Hadamard matrix on
+// the same signs, torchao's emulated MXFP8 linear, the kernels' product of NVFP4 operands, and the operands
+// as torchao hands them to torch._scaled_mm
 // (block_scaled_kernels.h). Without torchao these tests skip and say why.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -51,13 +52,28 @@ class BlockFormatsParity : public ampbench::testing::TempDirTest {
   void SetUp() override {
     TempDirTest::SetUp();
     torch::manual_seed(7);
-    const auto columns = torch::logspace(-3, 3, 256);
-    inputs_.insert("x", (torch::randn({128, 256}) * columns).to(torch::kBFloat16));
-    inputs_.insert("w", (torch::randn({128, 256}) * 0.05).to(torch::kBFloat16));
-    inputs_.insert("go", (torch::randn({128, 128}) * 1e-4).to(torch::kBFloat16));
+    // Magnitudes that vary along both axes of each operand: blocks taken along the wrong one get other
+    // scales.
+    auto varied = [](int64_t rows, int64_t columns, double scale) {
+      const auto along_rows = torch::logspace(-2, 2, rows).reshape({rows, 1});
+      const auto along_columns = torch::logspace(-3, 3, columns).flip(0);
+      return (torch::randn({rows, columns}) * along_rows * along_columns * scale).to(torch::kBFloat16);
+    };
+    inputs_.insert("x", varied(128, 256, 1));
+    inputs_.insert("w", varied(128, 256, 0.05));
+    inputs_.insert("go", varied(128, 128, 1e-4));
     for (const char* name : {"x", "w", "go"})
       inputs_.insert(std::string(name) + "_t", inputs_.at(name).t().contiguous());
     inputs_.insert("special", special_values());
+    // e2m1's ties, each exactly one (the per-tensor and block scales are 1: test_block_formats.cpp).
+    auto ties = torch::zeros({1, 32});
+    ties[0][0] = 2688;
+    ties[0][16] = 6;
+    ties.slice(1, 17, 25).copy_(torch::tensor({0.25, 1.25, 2.5, 5.0, 0.75, 1.75, 3.5, -2.5}));
+    inputs_.insert("ties", ties.to(torch::kBFloat16));
+    // Each special row a tensor of its own, so that NVFP4's per-tensor scale meets each edge alone.
+    for (int64_t row = 0; row < 8; ++row)
+      inputs_.insert("special" + std::to_string(row), inputs_.at("special").slice(0, row, row + 1).clone());
     auto with_scales = inputs_.copy();
     with_scales.insert("scale_matrix", scale_matrix());
     ampbench::testing::write_tensors(with_scales, dir_ / "in.pt");
@@ -89,14 +105,22 @@ TEST_F(BlockFormatsParity, Mxfp8ScalesAndValuesAreTorchaosForBothRoundings) {
   }
 }
 
-TEST_F(BlockFormatsParity, Nvfp4ScalesAndValuesAreTorchaos) {
+// The block scales torchao's, the elements encoded by the kernels' reciprocal, on random matrices and on each
+// edge: blocks of zeros, values far below the tensor's largest, bf16's largest, inf and NaN.
+TEST_F(BlockFormatsParity, Nvfp4ScalesAreTorchaosAndItsElementsTheKernelsEncoding) {
   if (IsSkipped()) return;
-  for (const char* name : {"x", "w", "go", "x_t", "w_t", "go_t"}) {
-    const std::string key = std::string(name) + "/nvfp4";
-    const auto ours = ampbench::amp::quantize_nvfp4(inputs_.at(name));
+  int checked = 0;
+  for (const auto& item : inputs_) {
+    const std::string key = item.key() + "/nvfp4";
+    if (!oracle_.contains(key + "/values")) continue;
+    const auto ours = ampbench::amp::quantize_nvfp4(item.value());
     expect_same(ours.scales, theirs(key + "/scales"), key + " scales");
     expect_same(ours.values, theirs(key + "/values"), key + " values");
+    expect_same(ours.tensor_scale, theirs(key + "/tensor_scale"), key + " per-tensor scale");
+    expect_same(ampbench::amp::nvfp4_block_values(ours, 1), theirs(key + "/block_values"), key + " blocks");
+    ++checked;
   }
+  EXPECT_EQ(checked, 16);  // x, w, go, their transposes, the ties, the special matrix and each of its rows
 }
 
 TEST_F(BlockFormatsParity, BlockwiseFp8IsTransformerEnginesRuleInBothTileShapes) {
@@ -118,32 +142,42 @@ TEST_F(BlockFormatsParity, TheHadamardTransformIsTorchaosMatrixOnTheSameSigns) {
   expect_same(ampbench::amp::hadamard_16(inputs_.at("x_t")), theirs("rht/x_t"), "x^T through it");
 }
 
+// Every operand's magnitudes vary along both of its axes (SetUp), so that a product blocked along the wrong
+// axis, or scaled by the wrong rule, differs.
 TEST_F(BlockFormatsParity, TheMxfp8LinearIsTorchaosEmulatedLinearForwardAndBackward) {
   if (IsSkipped()) return;
-  auto x = inputs_.at("x").clone().requires_grad_(), w = inputs_.at("w").clone().requires_grad_();
-  ampbench::amp::Float8Settings settings{LinearRecipe::mxfp8};
-  auto y = ampbench::amp::block_scaled_matmul(x, w, settings, std::nullopt);
-  y.backward(inputs_.at("go"));
-  expect_same(y.detach(), theirs("linear/output"), "output");
-  expect_same(x.grad(), theirs("linear/grad_input"), "grad_input");
-  expect_same(w.grad(), theirs("linear/grad_weight"), "grad_weight");
+  for (auto rounding : {ScaleRounding::rceil, ScaleRounding::floor}) {
+    const std::string key = "linear/" + std::string(to_string(rounding));
+    auto x = inputs_.at("x").clone().requires_grad_(), w = inputs_.at("w").clone().requires_grad_();
+    ampbench::amp::Float8Settings settings{LinearRecipe::mxfp8};
+    settings.block.mx_rounding = rounding;
+    auto y = ampbench::amp::block_scaled_matmul(x, w, settings, std::nullopt);
+    y.backward(inputs_.at("go"));
+    expect_same(y.detach(), theirs(key + "/output"), key + " output");
+    expect_same(x.grad(), theirs(key + "/grad_input"), key + " grad_input");
+    expect_same(w.grad(), theirs(key + "/grad_weight"), key + " grad_weight");
+  }
 }
 
-// torchao has no NVFP4 product that runs on a CPU: the products of its quantized operands are the reference,
-// with the parts it has no CPU path for (Hadamard, stochastic rounding, 2-D weight tiles) off.
-TEST_F(BlockFormatsParity, TheNvfp4LinearMultipliesTorchaosQuantizedOperands) {
+// torchao has no NVFP4 product that runs on a CPU: the reference is the kernels' product of the reference's
+// operands, the block-scaled elements multiplied in fp32 and the two per-tensor scales applied to that
+// product, with the parts torchao runs only on a Blackwell GPU (Hadamard, stochastic rounding, 2-D weight
+// tiles) off.
+TEST_F(BlockFormatsParity, TheNvfp4LinearIsTheKernelsProductOfTheReferencesOperands) {
   if (IsSkipped()) return;
   auto x = inputs_.at("x").clone().requires_grad_(), w = inputs_.at("w").clone().requires_grad_();
   ampbench::amp::Float8Settings settings{LinearRecipe::nvfp4};
   settings.block = {ScaleRounding::rceil, false, false, false};
   auto y = ampbench::amp::block_scaled_matmul(x, w, settings, std::nullopt);
   y.backward(inputs_.at("go"));
-  auto values = [&](const char* name) {
-    return theirs(std::string(name) + "/nvfp4/values").to(torch::kBFloat16);
+  auto product = [&](const std::string& a, const std::string& b) {
+    const auto unscaled = at::mm(theirs(a + "/nvfp4/block_values"), theirs(b + "/nvfp4/block_values").t());
+    const auto scale = theirs(a + "/nvfp4/tensor_scale") * theirs(b + "/nvfp4/tensor_scale");
+    return (unscaled * scale).to(torch::kBFloat16);
   };
-  expect_same(y.detach(), at::mm(values("x"), values("w").t()), "output");
-  expect_same(x.grad(), at::mm(values("go"), values("w_t").t()), "grad_input");
-  expect_same(w.grad(), at::mm(values("go_t"), values("x_t").t()), "grad_weight");
+  expect_same(y.detach(), product("x", "w"), "output");
+  expect_same(x.grad(), product("go", "w_t"), "grad_input");
+  expect_same(w.grad(), product("go_t", "x_t"), "grad_weight");
 }
 
 // The bytes at::_scaled_mm_v2 gets are the bytes torchao gives torch._scaled_mm: e4m3 and packed e2m1

@@ -41,10 +41,16 @@ torch::Tensor float_of(const torch::Tensor& bits) { return bits.contiguous().vie
 
 torch::Tensor count(const torch::Tensor& flags) { return flags.sum().to(torch::kLong); }
 
+// A block's E8M0 exponent (biased), the block multiplied by the inverse of its scale, and whether the scale
+// was clamped at E8M0's least, 2^-127, below what the block needed (its small elements underflow).
+struct E8m0Scaled {
+  torch::Tensor exponent, scaled, flushed;
+};
+
 // RCEIL, as torchao computes it: the biased exponent of the power of two at or above amax / 448, from
 // ceil(log2) in fp32, and the block multiplied by its inverse (by 1 below E8M0's range, by NaN for a NaN
 // amax).
-std::pair<torch::Tensor, torch::Tensor> rceil_scaled(const torch::Tensor& amax, const torch::Tensor& blocks) {
+E8m0Scaled rceil_scaled(const torch::Tensor& amax, const torch::Tensor& blocks) {
   const auto descale = amax / kE4m3Max;
   auto exponent = torch::clamp(torch::ceil(torch::log2(descale)), -kE8m0Bias, kE8m0Bias) + kE8m0Bias;
   exponent = torch::where(torch::isinf(descale), torch::full_like(exponent, 254), exponent);
@@ -53,18 +59,22 @@ std::pair<torch::Tensor, torch::Tensor> rceil_scaled(const torch::Tensor& amax, 
   factor = torch::where(exponent == 254, torch::full_like(factor, std::ldexp(1.0, -127)), factor);
   factor = torch::where(exponent == 0, torch::ones_like(factor), factor);
   factor = torch::where(exponent == kE8m0Nan, descale, factor);
-  return {exponent.to(torch::kInt32), blocks * factor};
+  // Left unscaled at E8M0's least exponent, a nonzero block underflows.
+  return {exponent.to(torch::kInt32), blocks * factor, (exponent == 0) & (amax > 0)};
 }
 
-// FLOOR, as torchao computes it: amax's exponent less e4m3's largest, clamped to E8M0's range, and the block
-// divided by that power of two.
-std::pair<torch::Tensor, torch::Tensor> floor_scaled(const torch::Tensor& amax, const torch::Tensor& blocks) {
+// FLOOR, as torchao computes the scale: amax's exponent less e4m3's largest, clamped to E8M0's range. The
+// block is multiplied by the inverse of the scale it is decoded by, as the hardware decodes it: torchao
+// divides a block at E8M0's least scale, 2^-127, by fp32's least normal, 2^-126, so that its values come back
+// halved. A NaN amax leaves the codes zeros (torchao divides by inf) and its scale NaN.
+E8m0Scaled floor_scaled(const torch::Tensor& amax, const torch::Tensor& blocks) {
   const auto pow2 = torch::bitwise_and(torch::bitwise_right_shift(bits_of(amax), 23), 0xFF) - kE8m0Bias;
-  auto exponent = torch::clamp(pow2 - kE4m3MaxExponent, -kE8m0Bias, 128) + kE8m0Bias;
+  const auto unbiased = pow2 - kE4m3MaxExponent;
+  auto exponent = torch::clamp(unbiased, -kE8m0Bias, 128) + kE8m0Bias;
   exponent = torch::where(torch::isnan(amax), torch::full_like(exponent, kE8m0Nan), exponent);
-  auto scale = float_of(torch::bitwise_left_shift(exponent.to(torch::kInt32), 23));
-  scale = torch::clamp_min(scale, std::ldexp(1.0, -126));
-  return {exponent.to(torch::kInt32), blocks / scale};
+  auto factor = torch::exp2((kE8m0Bias - exponent).to(torch::kFloat32));
+  factor = torch::where(exponent == kE8m0Nan, torch::zeros_like(factor), factor);
+  return {exponent.to(torch::kInt32), blocks * factor, (unbiased < -kE8m0Bias) & (amax > 0)};
 }
 
 // e2m1's grid point at or below |x| <= 6 and the gap to the next: 0.5 below 2, 1 below 4, 2 above.
@@ -91,17 +101,20 @@ torch::Tensor to_e2m1(const torch::Tensor& scaled, std::optional<at::Generator>&
   return torch::copysign(torch::clamp_max(rounded, kE2m1Max), scaled);
 }
 
-// The NVFP4 quantization of `blocks` ([blocks, elements]) under the per-tensor scale.
+// The NVFP4 quantization of `blocks` ([blocks, elements]) under the per-tensor decode scale (torchao's,
+// amax / 2688) and encode scale (the kernels', 2688 / amax).
 BlockQuantized nvfp4_blocks(const torch::Tensor& blocks, const torch::Tensor& per_tensor,
-                            std::optional<at::Generator>& generator, bool dequantize) {
+                            const torch::Tensor& tensor_encode, std::optional<at::Generator>& generator,
+                            bool dequantize) {
   const auto block_scale = blocks.abs().amax(-1, /*keepdim=*/true) / kE2m1Max;
   const auto relative = block_scale / per_tensor;
   const auto scale =
       torch::clamp(relative, kE4m3SmallestNormal, kE4m3Max).to(torch::kFloat8_e4m3fn).to(torch::kFloat32);
-  // Clamped at fp32's largest, as the training kernels clamp it: under a tiny per-tensor scale (amax 1e-35)
-  // it would overflow, and a block of zeros times inf is NaN.
+  // The elements' encode scale as the Blackwell quantize kernels compute it (TransformerEngine's),
+  // 1 / (e4m3 scale x (1 / encode)), clamped at fp32's largest as they clamp it: under a tiny per-tensor
+  // scale (amax 1e-35) it would overflow, and a block of zeros times inf is NaN.
   const auto reciprocal =
-      torch::clamp_max(per_tensor.reciprocal() / scale, std::numeric_limits<float>::max());
+      torch::clamp_max((scale * tensor_encode.reciprocal()).reciprocal(), std::numeric_limits<float>::max());
   const auto codes = to_e2m1(torch::clamp(blocks * reciprocal, -kE2m1Max, kE2m1Max), generator);
   const auto decode = per_tensor * scale;
   return {dequantize ? codes * decode : torch::Tensor(),
@@ -132,17 +145,15 @@ BlockQuantized quantize_mxfp8(const torch::Tensor& x, ScaleRounding rounding, bo
   // The amax in the input's dtype (exact), the rest in fp32, as torchao's to_mx.
   const auto amax = blocks.abs().amax(-1, /*keepdim=*/true).to(torch::kFloat32);
   const auto wide = blocks.to(torch::kFloat32);
-  const auto [exponent, scaled] =
+  const auto [exponent, scaled, flushed] =
       rounding == ScaleRounding::rceil ? rceil_scaled(amax, wide) : floor_scaled(amax, wide);
   const auto codes = torch::clamp(scaled, -kE4m3Max, kE4m3Max).to(torch::kFloat8_e4m3fn);
   auto scale = torch::exp2((exponent - kE8m0Bias).to(torch::kFloat32));
   scale = torch::where(exponent == kE8m0Nan, torch::full_like(scale, std::numeric_limits<float>::quiet_NaN()),
                        scale);
   const auto values = dequantize ? (codes.to(torch::kFloat32) * scale).reshape(x.sizes()) : torch::Tensor();
-  // Saturated: a block whose largest element e4m3 could not hold (FLOOR's scale can leave it above 448);
-  // flushed: a nonzero block below E8M0's least scale, left unscaled, its elements underflowing.
+  // Saturated: a block whose largest element e4m3 could not hold (FLOOR's scale can leave it above 448).
   const auto saturated = (scaled.abs() > kE4m3Max).any(-1);
-  const auto flushed = (exponent.squeeze(-1) == 0) & (amax.squeeze(-1) > 0);
   const auto block_scales = scale.squeeze(-1);
   return {values,       block_scales, blocks.size(0),   x.sizes().vec(), codes,
           block_scales, {},           count(saturated), count(flushed)};
@@ -155,15 +166,25 @@ BlockQuantized quantize_nvfp4(const torch::Tensor& x, bool tiles_2d, std::option
   // A tensor of zeros has no scale to speak of: 1 keeps it zeros (torchao would divide 0 by 0). A NaN amax
   // stays NaN and poisons the tensor, as torchao's. Decided on the device, never read back: this runs in the
   // timed loop.
-  const auto per_tensor = torch::where(amax == 0, torch::ones_like(amax), amax / (kE4m3Max * kE2m1Max));
+  const auto zero = amax == 0;
+  const auto per_tensor = torch::where(zero, torch::ones_like(amax), amax / (kE4m3Max * kE2m1Max));
+  const auto encode =
+      torch::where(zero, torch::ones_like(amax),
+                   torch::clamp_max((kE4m3Max * kE2m1Max) / amax, std::numeric_limits<float>::max()));
   const auto blocks = tiles_2d ? in_tiles(values, kNvfp4Block, kNvfp4Block) : in_blocks(values, kNvfp4Block);
-  auto q = nvfp4_blocks(blocks, per_tensor, stochastic, dequantize);
+  auto q = nvfp4_blocks(blocks, per_tensor, encode, stochastic, dequantize);
   q.shape = x.sizes().vec();
   if (dequantize) {
     q.values =
         tiles_2d ? from_tiles(q.values, x.sizes(), kNvfp4Block, kNvfp4Block) : q.values.reshape(x.sizes());
   }
   return q;
+}
+
+torch::Tensor nvfp4_block_values(const BlockQuantized& q, int64_t tile_rows) {
+  const auto values = q.codes * q.stored_scales.unsqueeze(-1);
+  if (tile_rows == 1) return values.reshape(q.shape);
+  return from_tiles(values.reshape({-1, tile_rows * kNvfp4Block}), q.shape, tile_rows, kNvfp4Block);
 }
 
 torch::Tensor hadamard_16_matrix() {

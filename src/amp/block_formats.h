@@ -16,7 +16,8 @@ namespace ampbench::amp {
 // the format holds, dequantized into fp32 (element x its scales), with the scales and how many blocks' scales
 // left the range of the scale's format. Quantizing and dequantizing this way is how ampbench emulates a
 // product in the format: the product of two dequantized operands in bf16 with fp32 accumulation, as torchao's
-// emulated kernels compute it.
+// emulated kernels compute it; for NVFP4, the product of the block-scaled elements (exact in bf16) in fp32,
+// times the two per-tensor scales, as the kernels apply them.
 
 // A tensor as a block-scaled format holds it.
 struct BlockQuantized {
@@ -50,12 +51,19 @@ BlockQuantized quantize_mxfp8(const torch::Tensor& x, ScaleRounding rounding, bo
 // NVFP4: e2m1 elements ({0, 0.5, 1, 1.5, 2, 3, 4, 6}, round to nearest even, saturating at 6), one e4m3 scale
 // per 16 consecutive elements of the last dimension (or per 16 x 16 tile of a matrix, `tiles_2d`), under a
 // per-tensor fp32 scale amax / (448 x 6), as torchao 0.18's nvfp4_quantize computes them: the block scale
-// amax / 6 over the per-tensor scale, clamped to e4m3's normal range [2^-6, 448]. With `stochastic`, elements
-// round up with the probability of their distance from the grid point below (drawn from the generator),
-// as the NVFP4 training recipe rounds gradients. A tensor of zeros stays zeros.
+// amax / 6 over the per-tensor scale, clamped to e4m3's normal range [2^-6, 448]. The elements are encoded
+// as the Blackwell kernels encode them (TransformerEngine's): times 1 / (block scale x (1 / (2688 / amax))),
+// which differs from torchao's division by both scales in the last bit of a few codes. With `stochastic`,
+// elements round up with the probability of their distance from the grid point below (drawn from the
+// generator), as the NVFP4 training recipe rounds gradients. A tensor of zeros stays zeros.
 inline constexpr int64_t kNvfp4Block = 16;
 BlockQuantized quantize_nvfp4(const torch::Tensor& x, bool tiles_2d = false,
                               std::optional<at::Generator> stochastic = std::nullopt, bool dequantize = true);
+
+// An NVFP4 operand's elements times their e4m3 block scales, without the per-tensor scale, as the matrix they
+// came from (`tile_rows` 16 for 2-D tiles): what the kernels multiply before applying the two per-tensor
+// scales to the fp32 product, exact in bf16 and fp16 (at most 5 significant bits, 2^-10 to 2688).
+torch::Tensor nvfp4_block_values(const BlockQuantized& q, int64_t tile_rows);
 
 // The NVFP4 recipe's random Hadamard transform of a weight-gradient operand along its last dimension: each
 // 16 consecutive elements v become v diag(signs) H / 4 (H the 16-point Sylvester Hadamard matrix, an

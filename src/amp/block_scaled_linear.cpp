@@ -37,22 +37,22 @@ BlockQuantized quantized(const torch::Tensor& operand, LinearOperand role, const
   return q;
 }
 
-// a @ b^T of two operands quantized along K, in `dtype`: on the device's kernel (settings.kernels), or
-// emulated, the dequantized values multiplied in `dtype` with fp32 accumulation, under a user scope that
-// tells the profiler it is the format's product. Only the product is the layer's: what feeds it is the
-// format's, unseen by an observer (OperandScope).
-torch::Tensor product(const BlockQuantized& a, LinearOperand a_role, const BlockQuantized& b,
-                      LinearOperand b_role, const Float8Settings& settings, c10::ScalarType dtype) {
-  if (settings.kernels) {
-    KernelOperand a_packed, b_packed;
-    {
-      OperandScope packing;
-      a_packed = kernel_operand(a, settings.recipe, tile_rows(a_role, settings.recipe, settings.block));
-      b_packed = kernel_operand(b, settings.recipe, tile_rows(b_role, settings.recipe, settings.block));
-    }
-    return kernel_product(a_packed, b_packed, dtype);
+// NVFP4's product emulated: the block-scaled elements are exact in bf16, so their product in fp32 is the
+// bf16 product with fp32 accumulation; the two per-tensor scales multiply it, as the kernels apply them.
+torch::Tensor emulated_nvfp4_product(const BlockQuantized& a, int64_t a_tile_rows, const BlockQuantized& b,
+                                     int64_t b_tile_rows, c10::ScalarType dtype) {
+  torch::Tensor a_values, b_values;
+  {
+    OperandScope scaling;
+    a_values = nvfp4_block_values(a, a_tile_rows);
+    b_values = nvfp4_block_values(b, b_tile_rows);
   }
-  RECORD_USER_SCOPE(kEmulatedProductMarker);
+  return (at::mm(a_values, b_values.t()) * (a.tensor_scale * b.tensor_scale)).to(dtype);
+}
+
+// The other formats' product emulated: the dequantized values multiplied in `dtype` with fp32 accumulation,
+// as torchao's emulated kernels compute it.
+torch::Tensor emulated_product(const BlockQuantized& a, const BlockQuantized& b, c10::ScalarType dtype) {
   torch::Tensor a_values, b_values;
   {
     OperandScope casting;
@@ -60,6 +60,28 @@ torch::Tensor product(const BlockQuantized& a, LinearOperand a_role, const Block
     b_values = b.values.to(dtype);
   }
   return at::mm(a_values, b_values.t());
+}
+
+// a @ b^T of two operands quantized along K, in `dtype`: on the device's kernel (settings.kernels), or
+// emulated, under a user scope that tells the profiler it is the format's product. Only the product is the
+// layer's: what feeds it is the format's, unseen by an observer (OperandScope).
+torch::Tensor product(const BlockQuantized& a, LinearOperand a_role, const BlockQuantized& b,
+                      LinearOperand b_role, const Float8Settings& settings, c10::ScalarType dtype) {
+  const int64_t a_tile_rows = tile_rows(a_role, settings.recipe, settings.block);
+  const int64_t b_tile_rows = tile_rows(b_role, settings.recipe, settings.block);
+  if (settings.kernels) {
+    KernelOperand a_packed, b_packed;
+    {
+      OperandScope packing;
+      a_packed = kernel_operand(a, settings.recipe, a_tile_rows);
+      b_packed = kernel_operand(b, settings.recipe, b_tile_rows);
+    }
+    return kernel_product(a_packed, b_packed, dtype);
+  }
+  RECORD_USER_SCOPE(kEmulatedProductMarker);
+  if (settings.recipe == LinearRecipe::nvfp4)
+    return emulated_nvfp4_product(a, a_tile_rows, b, b_tile_rows, dtype);
+  return emulated_product(a, b, dtype);
 }
 
 void save_settings(AutogradContext* ctx, const Float8Settings& settings,

@@ -68,7 +68,7 @@ struct PrecisionRecipe {
   // The float8 or float4 recipe of every linear layer's three products (float8_linear.h); empty: autocast's
   // dtype.
   std::optional<LinearRecipe> linear_recipe = std::nullopt;
-  // Its products are emulated (block_scaled_linear.h: quantized, dequantized, multiplied in bf16) wherever
+  // Its products are emulated (block_scaled_linear.h: quantized, dequantized, multiplied) wherever
   // the device has no kernels for them (block_kernel_probe.h); emulated, its time is the emulation's cost,
   // not the format's speed, so no speed-up is read from it (ModeSummary::emulated says what a run did).
   bool emulated = false;

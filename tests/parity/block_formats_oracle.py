@@ -4,17 +4,20 @@ Usage: block_formats_oracle.py IN.pt OUT.pt
 
 IN.pt holds bf16 matrices (x, w, go, special); OUT.pt gets, per matrix:
 - torchao 0.18's MXFP8 (to_mx, both scale roundings): the E8M0 scales' biased exponents and the values
-  dequantized as MXTensor does;
-- torchao's NVFP4 (nvfp4_quantize with the per-tensor scale amax / (448 x 6)): the block scales times the
-  per-tensor scale, and the values dequantized;
+  dequantized as MXTensor does (FLOOR's blocks at E8M0's least scale encoded by the scale they decode by);
+- NVFP4: torchao's block scales (nvfp4_quantize with the per-tensor scale amax / (448 x 6)) times the
+  per-tensor scale, the elements encoded as the Blackwell kernels encode them, the values dequantized with
+  and without the per-tensor scale;
 - blockwise fp8 by TransformerEngine's documented rule (Float8BlockScaling: scale = 448 / amax rounded down
   to a power of two, 1 for a tile whose amax is 0 or inf; the amax taken as its kernels take it, with fmaxf,
   which skips a NaN, so that only a tile of NaN alone has a NaN amax and scale 1), written here from its
   definition with frexp, independent of ampbench's bit masking: 1 x 128 and 128 x 128 tiles;
 - torchao's random Hadamard matrix (get_rht_matrix) on TransformerEngine's fixed signs, and x^T through it;
-- torchao's emulated MXFP8 linear (_to_mxfp8_then_scaled_mm, RCEIL) forward and backward on x, w, go;
+- torchao's emulated MXFP8 linear (_to_mxfp8_then_scaled_mm, both roundings) forward and backward on x, w,
+  go;
 - the operands as torchao hands them to torch._scaled_mm for x and w: MXFP8's e4m3 bytes (RCEIL) and NVFP4's
-  packed e2m1 bytes, each with its block scales' bytes through to_blocked (the swizzle cuBLAS reads), and
+  e2m1 codes above packed by torchao's pack_uint4, each with its block scales' bytes through to_blocked (the
+  swizzle cuBLAS reads), and
   to_blocked of the float matrix scale_matrix (which is not quantized).
 Exits 77 (skipped) when torchao is missing.
 """
@@ -25,7 +28,7 @@ import torch
 
 try:
     from torchao.prototype.mx_formats.config import ScaleCalculationMode
-    from torchao.prototype.mx_formats.kernels import f4_unpacked_to_f32, unpack_uint4
+    from torchao.prototype.mx_formats.kernels import f4_unpacked_to_f32, f32_to_f4_unpacked, pack_uint4
     from torchao.prototype.mx_formats.mx_tensor import get_fp_scale, to_mx
     from torchao.prototype.mx_formats.utils import to_blocked
     from torchao.prototype.mx_formats.nvfp4_tensor import nvfp4_quantize, per_tensor_amax_to_scale
@@ -41,17 +44,42 @@ TE_SIGNS = (1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1, 1, -1, -1)
 
 def mxfp8(x, mode):
     scale, data = to_mx(x.contiguous(), torch.float8_e4m3fn, 32, mode)
-    biased = scale.view(torch.uint8).to(torch.int32)
-    values = data.to(torch.float32).reshape(-1, 32) * get_fp_scale(scale).reshape(-1, 1)
-    return biased.reshape(-1), values.reshape(x.shape)
+    biased = scale.view(torch.uint8).to(torch.int32).reshape(-1)
+    codes = data.to(torch.float32).reshape(-1, 32)
+    if mode == ScaleCalculationMode.FLOOR:
+        # torchao divides a block at E8M0's least scale, 2^-127, by fp32's least normal, 2^-126, and
+        # decodes it by 2^-127: such a block is encoded here by the scale it is decoded by, as hardware does.
+        least = biased == 0
+        blocks = x.float().reshape(-1, 32)[least]
+        codes[least] = torch.clamp(blocks * 2.0**127, -448, 448).to(torch.float8_e4m3fn).to(torch.float32)
+    values = codes * get_fp_scale(scale).reshape(-1, 1)
+    return biased, values.reshape(x.shape)
+
+
+def nvfp4_codes(x):
+    """torchao's block scales (nvfp4_quantize, in e4m3) and per-tensor scale; the elements encoded as the
+    Blackwell kernels encode them (TransformerEngine's quantize: times 1 / (e4m3 scale x (1 / (2688 / amax)))
+    in fp32, clamped at fp32's largest), rounded onto e2m1 by torchao's f32_to_f4_unpacked (e2m1 codes, one a
+    byte)."""
+    amax = x.float().abs().max()
+    per_tensor = per_tensor_amax_to_scale(amax)
+    scales, _ = nvfp4_quantize(x.contiguous(), 16, per_tensor)
+    largest = torch.finfo(torch.float32).max
+    encode = torch.clamp(torch.tensor(448.0 * 6.0) / amax, max=largest)
+    reciprocal = torch.clamp(1.0 / (scales.to(torch.float32).reshape(-1, 1) * (1.0 / encode)), max=largest)
+    scaled = torch.clamp(x.float().reshape(-1, 16) * reciprocal, -6.0, 6.0)
+    return scales, per_tensor, f32_to_f4_unpacked(scaled.reshape(x.shape))
 
 
 def nvfp4(x):
-    per_tensor = per_tensor_amax_to_scale(x.float().abs().max())
-    scales, packed = nvfp4_quantize(x.contiguous(), 16, per_tensor)
-    codes = f4_unpacked_to_f32(unpack_uint4(packed.contiguous())).reshape(-1, 16)
-    decode = (per_tensor * scales.to(torch.float32)).reshape(-1, 1)
-    return decode.reshape(-1), (codes * decode).reshape(x.shape)
+    """The block scales times the per-tensor scale, the values, the values without the per-tensor scale, and
+    the per-tensor scale."""
+    scales, per_tensor, codes = nvfp4_codes(x)
+    scale = scales.to(torch.float32).reshape(-1, 1)
+    elements = f4_unpacked_to_f32(codes).reshape(-1, 16)
+    decode = per_tensor * scale
+    values, block_values = (elements * decode).reshape(x.shape), (elements * scale).reshape(x.shape)
+    return decode.reshape(-1), values, block_values, per_tensor
 
 
 def kernel_operands(x):
@@ -59,9 +87,9 @@ def kernel_operands(x):
     rows = x.shape[0]
     scale, data = to_mx(x.contiguous(), torch.float8_e4m3fn, 32, ScaleCalculationMode.RCEIL)
     mx = {"data": data.view(torch.uint8), "scales": to_blocked(scale.view(rows, -1)).view(torch.uint8)}
-    per_tensor = per_tensor_amax_to_scale(x.float().abs().max())
-    scales, packed = nvfp4_quantize(x.contiguous(), 16, per_tensor)
-    nv = {"data": packed.view(torch.uint8), "scales": to_blocked(scales.view(rows, -1)).view(torch.uint8)}
+    scales, _, codes = nvfp4_codes(x)
+    nv = {"data": pack_uint4(codes).view(torch.uint8),
+          "scales": to_blocked(scales.view(rows, -1)).view(torch.uint8)}
     return mx, nv
 
 
@@ -104,8 +132,10 @@ def main(source, target):
         for mode in (ScaleCalculationMode.RCEIL, ScaleCalculationMode.FLOOR):
             tag = mode.name.lower()
             out[f"{name}/mxfp8/{tag}/scales"], out[f"{name}/mxfp8/{tag}/values"] = mxfp8(x, mode)
-        if x.float().abs().max() > 0 and x.shape[-1] % 16 == 0:
-            out[f"{name}/nvfp4/scales"], out[f"{name}/nvfp4/values"] = nvfp4(x)
+        if not bool(x.float().abs().max() == 0) and x.shape[-1] % 16 == 0:  # a NaN or inf amax included
+            keys = ("scales", "values", "block_values", "tensor_scale")
+            for key, tensor in zip(keys, nvfp4(x)):
+                out[f"{name}/nvfp4/{key}"] = tensor
         for tile_rows in (1, 128):
             if x.shape[0] % tile_rows == 0 and x.shape[1] % 128 == 0:
                 out[f"{name}/blockwise/{tile_rows}/scales"], out[f"{name}/blockwise/{tile_rows}/values"] = (
@@ -114,11 +144,13 @@ def main(source, target):
     out["rht/matrix"] = rht
     xt = inputs["x"].t().contiguous()
     out["rht/x_t"] = (xt.reshape(-1, 16).float() @ rht.float()).to(torch.bfloat16).reshape(xt.shape)
-    x = inputs["x"].clone().requires_grad_()
-    w = inputs["w"].clone().requires_grad_()
-    y = _to_mxfp8_then_scaled_mm(x, w, KernelPreference.EMULATED, ScaleCalculationMode.RCEIL)
-    y.backward(inputs["go"])
-    out["linear/output"], out["linear/grad_input"], out["linear/grad_weight"] = y.detach(), x.grad, w.grad
+    for mode in (ScaleCalculationMode.RCEIL, ScaleCalculationMode.FLOOR):
+        x = inputs["x"].clone().requires_grad_()
+        w = inputs["w"].clone().requires_grad_()
+        y = _to_mxfp8_then_scaled_mm(x, w, KernelPreference.EMULATED, mode)
+        y.backward(inputs["go"])
+        key = f"linear/{mode.name.lower()}"
+        out[f"{key}/output"], out[f"{key}/grad_input"], out[f"{key}/grad_weight"] = y.detach(), x.grad, w.grad
     torch.save(out, target)
 
 
