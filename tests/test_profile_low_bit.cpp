@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "amp/profiler_markers.h"
+#include "amp/record_scopes.h"
 #include "config/experiment_config.h"
 #include "mode_families.h"
 #include "passes/experiment.h"

@@ -4,7 +4,7 @@
 
 #include "amp/block_scaled_kernels.h"
 #include "amp/linear_observer.h"
-#include "amp/profiler_markers.h"
+#include "amp/record_scopes.h"
 #include "util/enum_names.h"
 
 namespace ampbench::amp {

@@ -10,6 +10,7 @@
 
 #include "amp/block_scaled_linear.h"
 #include "amp/linear_observer.h"
+#include "amp/record_scopes.h"
 
 namespace ampbench::amp {
 namespace {
@@ -39,16 +40,15 @@ torch::Tensor product(const Operand& a, const Operand& b, c10::ScalarType out_dt
   return scaled_matmul(a.data, a.scale, b.data, b.scale, out_dtype, fast_accumulation);
 }
 
-// A low-bit product as one op for the numerics pass's observers, when one is installed: they count its
-// result, not the ops inside it (a rowwise kernel's unscaled product, a bias's cast). In forward it reads the
-// layer's weight, so they name its output and its backward (the autograd node it makes next, by sequence
-// number) after the layer, where the ops inside it read only copies of the weight; in backward they name it
-// by the node it runs in.
+// A low-bit product as one op for the observers (the numerics pass's, the divergence diagnosis's): they
+// count or check its result, not the ops inside it (a rowwise kernel's unscaled product, an emulated
+// product's scales, a bias's cast). In forward it reads the layer's weight, so they name its output and its
+// backward (the autograd node it makes next, by sequence number) after the layer, where the ops inside it
+// read only copies of the weight; in backward they name it by the node it runs in. Without a RecordFunction
+// callback (the timed loop) the scope costs a check and builds nothing.
 template <typename Product>
 torch::Tensor as_one_op(const Product& product, const torch::Tensor& x, const torch::Tensor& weight) {
-  if (!observing_linear_layers()) return product();
-  RECORD_FUNCTION("ampbench::low_bit_product", std::vector<c10::IValue>({x, weight}),
-                  at::sequence_number::peek());
+  RECORD_FUNCTION(kLowBitProductOp, std::vector<c10::IValue>({x, weight}), at::sequence_number::peek());
   auto out = product();
   if (guard.isActive() && guard.needsOutputs()) guard.setOutputs(std::vector<c10::IValue>{out});
   return out;

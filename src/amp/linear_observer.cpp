@@ -3,7 +3,7 @@
 #include <atomic>
 #include <mutex>
 
-#include "amp/profiler_markers.h"
+#include "amp/record_scopes.h"
 
 namespace ampbench::amp {
 namespace {

@@ -49,7 +49,7 @@ class LinearObserver {
 // A region in which a low-bit layer prepares its products' operands (transposes, casts, quantizes and
 // dequantizes them): values of the recipe's machinery, not the layer's activations or gradients, which the
 // range observer (numerics/range_observer.h) leaves out, and, for the profiler, a user scope
-// (profiler_markers.h). Thread-local: the ops run on the thread that opened it.
+// (record_scopes.h). Thread-local: the ops run on the thread that opened it.
 class OperandScope {
  public:
   OperandScope();

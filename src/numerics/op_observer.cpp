@@ -7,7 +7,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "amp/linear_observer.h"
 #include "amp/precision_mode.h"
+#include "amp/record_scopes.h"
 #include "numerics/error_line.h"
 #include "numerics/node_scope.h"
 #include "numerics/readable_values.h"
@@ -27,8 +29,18 @@ struct OpStart : at::ObserverContext {
   std::vector<ArgumentState> arguments;
   // It can make inf or NaN: it reads a floating tensor, all of them finite, and no infinite number.
   bool can_make = false;
+  bool low_bit_product = false;  // a low-bit layer's product (amp::kLowBitProductOp)
   SiteTracker::Start where;
 };
+
+// Open low-bit products on this thread: the ops inside one are its own, checked as its result.
+thread_local int t_products_open = 0;
+
+// Whether an op is a low-bit layer's machinery, checked only through what the layer returns: one inside a
+// low-bit product (its emulated mm, its scales' product: the product's result is the layer's output, and the
+// product reads the layer's weight where they read copies), or one preparing a product's operands (the
+// format's quantization: the exp2 of a NaN amax's scale made no value of the layer's).
+bool inside_low_bit_machinery() { return t_products_open > 0 || amp::preparing_operands(); }
 
 bool checkable(const at::Tensor& t) {
   return t.defined() && t.layout() == at::kStrided && !t.is_meta() && t.numel() > 0 &&
@@ -93,8 +105,9 @@ std::unique_ptr<at::ObserverContext> ObserverState::start(const at::RecordFuncti
     enter_backward_node(fn);
     return nullptr;
   }
-  if (first()) return nullptr;
+  if (first() || inside_low_bit_machinery()) return nullptr;
   auto start = std::make_unique<OpStart>();
+  start->low_bit_product = std::string_view(fn.name()) == amp::kLowBitProductOp;
   const auto phase = current_phase();
   const auto inputs = tensors_in(fn.inputs());
   for (const auto& tensor : inputs) {
@@ -112,6 +125,7 @@ std::unique_ptr<at::ObserverContext> ObserverState::start(const at::RecordFuncti
                     std::none_of(numbers.begin(), numbers.end(), non_finite_number);
   std::lock_guard lock(mutex_);
   start->where = sites_.start(inputs, phase, fn.seqNr());
+  if (start->low_bit_product) ++t_products_open;
   return start;
 }
 
@@ -125,6 +139,7 @@ void ObserverState::end(const at::RecordFunction& fn, at::ObserverContext* conte
     return;
   }
   auto* start = static_cast<OpStart*>(context);
+  if (start && start->low_bit_product) --t_products_open;
   if (!start || first()) return;
   auto found = start->can_make ? check_results(fn, *start) : std::nullopt;
   std::lock_guard lock(mutex_);

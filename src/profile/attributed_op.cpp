@@ -6,7 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "amp/profiler_markers.h"
+#include "amp/record_scopes.h"
 #include "util/enum_names.h"
 
 namespace ampbench::profile {
