@@ -161,6 +161,13 @@ TEST_F(Numerics, AnExportedModelsLayersAreItsGraphNodes) {
   EXPECT_GT((*scores)["gradients"]["elements"], 0);
   ASSERT_EQ(record["parameters"].size(), 4u);
   EXPECT_EQ(record["parameters"][0]["name"], "body.weight");
+  // Each node's weight is a parameter of the program: its gradient is put against fp32's.
+  ASSERT_EQ(record["departures"].size(), 2u);
+  for (const auto& layer : record["departures"]) {
+    SCOPED_TRACE(layer.dump());
+    ASSERT_TRUE(layer["weight_gradient_cosine"].is_number());
+    EXPECT_GT(layer["weight_gradient_cosine"].get<double>(), 0.99);
+  }
 }
 
 }  // namespace

@@ -239,7 +239,7 @@ torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, co
                      const std::string* layer) {
   const void* key = layer ? static_cast<const void*>(layer) : weight.unsafeGetTensorImpl();
   auto out = active_scope ? low_bit_linear(input, weight, bias, key, layer) : at::linear(input, weight, bias);
-  if (observing_linear_layers()) observe_output(key, layer, out);
+  if (observing_linear_layers()) observe_output(key, weight, layer, out);
   return out;
 }
 

@@ -31,12 +31,13 @@ LinearObserver::~LinearObserver() { g_observation.store(nullptr); }
 
 bool observing_linear_layers() { return g_observation.load(std::memory_order_relaxed) != nullptr; }
 
-void observe_output(const void* key, const std::string* name, const torch::Tensor& output) {
+void observe_output(const void* key, const torch::Tensor& weight, const std::string* name,
+                    const torch::Tensor& output) {
   auto* observation = g_observation.load(std::memory_order_relaxed);
   if (!observation) return;
   const auto copy = output.detach().to(torch::kFloat32, /*non_blocking=*/false, /*copy=*/true);
   std::lock_guard lock(g_mutex);
-  observation->outputs.push_back({key, name ? *name : std::string(), copy});
+  observation->outputs.push_back({key, weight.unsafeGetTensorImpl(), name ? *name : std::string(), copy});
 }
 
 void observe_operand(const void* key, const std::string& operand, const torch::Tensor& original,

@@ -29,7 +29,8 @@ struct OperandFigures {
 struct LinearObservation {
   struct Call {
     const void* key;
-    std::string name;  // the layer's name where the caller gave one (an exported program's), else empty
+    const void* weight;  // the weight tensor's TensorImpl: the layer's parameter, where its weight is one
+    std::string name;    // the layer's name where the caller gave one (an exported program's), else empty
     torch::Tensor output;
   };
   std::vector<Call> outputs;
@@ -66,7 +67,8 @@ bool preparing_operands();
 bool observing_linear_layers();
 
 // What the linear layers call: nothing without an observer.
-void observe_output(const void* key, const std::string* name, const torch::Tensor& output);
+void observe_output(const void* key, const torch::Tensor& weight, const std::string* name,
+                    const torch::Tensor& output);
 void observe_operand(const void* key, const std::string& operand, const torch::Tensor& original,
                      const BlockQuantized& quantized);
 

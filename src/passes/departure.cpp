@@ -13,10 +13,10 @@ double sum_of(const torch::Tensor& x) { return x.sum().item<double>(); }
 
 // A weight parameter's name without ".weight", and its index among the model's parameters.
 std::optional<std::pair<std::string, size_t>> parameter_named_by(const torch::nn::Module& model,
-                                                                 const void* key) {
+                                                                 const void* weight) {
   const auto parameters = model.named_parameters();
   for (size_t i = 0; i < parameters.size(); ++i) {
-    if (parameters[i].value().unsafeGetTensorImpl() != key) continue;
+    if (parameters[i].value().unsafeGetTensorImpl() != weight) continue;
     std::string name = parameters[i].key();
     if (name.ends_with(".weight")) name.resize(name.size() - 7);
     return std::make_pair(name, i);
@@ -90,7 +90,8 @@ void add_departures(std::vector<LayerDeparture>& layers, const amp::LinearObserv
   std::set<std::string> gradient_taken;
   for (size_t i = 0; i < calls; ++i) {
     const auto& call = mode.outputs[i];
-    const auto parameter = parameter_named_by(mode_model, call.key);
+    // By its weight: an exported program's layer is keyed by its node, and its weight is the parameter.
+    const auto parameter = parameter_named_by(mode_model, call.weight);
     const auto name = !call.name.empty() ? call.name : parameter ? parameter->first : "(unnamed)";
     names[call.key] = name;
     auto& layer = layer_named(layers, name);
