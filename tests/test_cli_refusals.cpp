@@ -137,6 +137,7 @@ TEST_F(Cli, CommandLineValuesAreCheckedWithTheOptionNamed) {
   refused("--seed 99999999999999999999", "got \"99999999999999999999\"");  // not clamped to the largest
   refused("--epochs 0", "usage error: --epochs: expected an integer in [1, 1000000], got \"0\"");
   refused("--export-json ''", "usage error: --export-json: expected a file path, or - for stdout");
+  refused("--list-modes ''", "usage error: --list-modes: an empty format: give text or json, or no value");
   refused("--peak-tflops fp32=1,fp32=2",
           "usage error: --peak-tflops: expected X or MODE=X,MODE=X with each mode once");
   for (const std::string peak : {"nan", "inf", "bf16=nan"})

@@ -240,6 +240,11 @@ void add_options(CLI::App& app, CliOptions& options) {
       ->default_str("text")
       ->type_name("[text|json]")
       ->check(CLI::IsMember({"text", "json"}));
+  // CLI11 validates no empty value: `--list-modes ""` would list the text as if no format were given.
+  app.parse_complete_callback([&options] {
+    if (options.list_modes && options.list_modes->empty())
+      throw CLI::ValidationError("--list-modes", "an empty format: give text or json, or no value for text");
+  });
   app.add_option("--sweep", options.sweeps,
                  "run the experiment at each value of a config key, KEY=V1,V2,... with KEY a JSON pointer "
                  "(e.g. /train/batch_size=8,16,32); given again, a grid of the keys")
