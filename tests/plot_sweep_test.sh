@@ -8,7 +8,8 @@ python=${1:?usage: plot_sweep_test.sh PYTHON (one with matplotlib)}
 "$python" - "$out/sweep.json" "$out/grid.json" <<'PY'
 import json, sys
 def mode(name, rate, speedup, interval):
-    return {"mode": name, "trials": 2, "samples_per_second": rate, "samples_per_second_interval_95": None,
+    return {"mode": name, "emulated": False, "trials": 2, "samples_per_second": rate,
+            "samples_per_second_interval_95": None,
             "speedup_vs_fp32": speedup, "speedup_interval_95": interval, "peak_bytes": 2**20 * rate // 100,
             "activation_bytes": None, "fidelity": None, "trial_rates": [rate, rate]}
 def point(index, batch, modes, status="finished"):
@@ -17,7 +18,7 @@ def point(index, batch, modes, status="finished"):
 points = [point(1, 8, [mode("fp32", 100, 1.0, None), mode("bf16", 90, 0.9, [0.8, 0.95])]),
           point(2, 16, [mode("fp32", 180, 1.0, None), mode("bf16", 250, 1.39, [1.3, 1.5])]),
           point(3, 32, [], "missing")]
-sweep = {"sweep_schema_version": 2, "name": "t", "complete": False, "shard": None,
+sweep = {"sweep_schema_version": 3, "name": "t", "complete": False, "shard": None,
          "axes": [{"key": "/train/batch_size", "values": [8, 16, 32]}], "not_finished": [3], "points": points,
          "speedup_shapes": [], "step_costs": [], "lines": []}
 json.dump(sweep, open(sys.argv[1], "w"))

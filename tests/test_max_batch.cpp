@@ -58,6 +58,28 @@ TEST(MaxBatchLines, TheRatioToFp32sBatchSaysWhenTheDataBoundedOneOfThem) {
             std::vector<std::string>{"fp32: not even a batch of 1 fits 200.0 KiB"});
 }
 
+// An emulated mode's samples/s are the emulation's: its line and max_batch.md say so in their place, and
+// max_batch.json marks it.
+TEST(MaxBatchLines, AnEmulatedModesThroughputIsNotRead) {
+  ampbench::max_batch::MaxBatchReport report;
+  report.modes = {searched(PrecisionMode::fp32, 100, false), searched(PrecisionMode::nvfp4, 120, false)};
+  for (auto& m : report.modes) {
+    m.figures = ampbench::report::SummaryFigures{};
+    m.figures->mode = m.mode;
+    m.figures->samples_per_second = 1234.5;
+  }
+  report.modes[1].figures->emulated = true;
+  EXPECT_EQ(ampbench::max_batch::max_batch_lines(report).back(),
+            "nvfp4 fits 1.20x fp32's batch (120 against 100); its products were emulated there, so no "
+            "throughput is read");
+  const auto markdown = ampbench::max_batch::to_markdown(report);
+  EXPECT_EQ(markdown.find("1234.5"), markdown.rfind("1234.5")) << markdown;  // fp32's alone
+  EXPECT_NE(markdown.find("| emulated"), std::string::npos) << markdown;
+  const auto doc = ampbench::max_batch::to_json(report);
+  EXPECT_EQ(doc["modes"][1]["emulated"], true);
+  EXPECT_EQ(doc["modes"][0]["emulated"], false);
+}
+
 class MaxBatchRun : public ampbench::testing::TempDirTest {
  protected:
   // Wide enough that pure bf16's halved state outweighs the fp32 working copies of one optimizer slice,

@@ -251,6 +251,31 @@ TEST(Sweep, ABatchSizeSweepFitsEachModesFixedAndPerSampleCost) {
   EXPECT_TRUE(report_of(all, 2).step_costs.empty());
 }
 
+// An emulated mode's time is the emulation's: the same trials that give fp32 its fit give it none, a line
+// says why, and sweep.json marks it at each point (read back as it was written).
+TEST(Sweep, AnEmulatedModeGetsNoStepCostFitAndSaysWhy) {
+  auto all = points({{1.0, std::nullopt}, {1.0, std::nullopt}, {1.0, std::nullopt}});
+  for (auto& point : all) {
+    const double rate = point.batch_size / (0.002 + 0.0001 * point.batch_size);
+    for (auto& f : point.modes) f.trial_rates = {rate, rate};
+    point.modes[1].mode = PrecisionMode::mxfp8;
+    point.modes[1].emulated = true;
+    point.modes[1].speedup_vs_fp32.reset();
+  }
+  const auto report = report_of(all);
+  ASSERT_EQ(report.step_costs.size(), 1u);
+  EXPECT_EQ(report.step_costs[0].mode, PrecisionMode::fp32);
+  const auto lines = ampbench::sweep::report_lines(report);
+  EXPECT_NE(std::find(lines.begin(), lines.end(),
+                      "mxfp8: its products were emulated (no kernels for its format here): its time is the "
+                      "emulation's, so no speed-up or step cost is read from it."),
+            lines.end());
+  const auto doc = ampbench::sweep::to_json(report);
+  EXPECT_EQ(doc["points"][2]["modes"][1]["emulated"], true);
+  EXPECT_EQ(doc["points"][2]["modes"][0]["emulated"], false);
+  EXPECT_EQ(ampbench::sweep::to_json(ampbench::sweep::read_sweep_report(doc, "s")), doc);
+}
+
 // A point's trials share a process and a stretch of time: the fit is over the points' median step times, so
 // many trials at two batch sizes give a line but no interval, and the line says why.
 TEST(Sweep, TheStepCostFitIsOverThePointsNotTheirTrials) {
@@ -283,7 +308,7 @@ TEST(Sweep, ASweepReportReadBackIsTheReportItWasWrittenFrom) {
   EXPECT_EQ(ampbench::sweep::to_json(ampbench::sweep::read_sweep_report(written, "s")), written);
   for (const auto& [bad, expected] : std::vector<std::pair<json, std::string>>{
            {json::array(), "s: is not an ampbench sweep report"},
-           {{{"sweep_schema_version", 3}}, "s: sweep schema version 3; this ampbench reads versions 1 to 2"},
+           {{{"sweep_schema_version", 4}}, "s: sweep schema version 4; this ampbench reads versions 1 to 3"},
            {[&] {
               auto d = written;
               d["points"][0]["status"] = "done";

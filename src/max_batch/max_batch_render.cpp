@@ -38,6 +38,7 @@ nlohmann::json mode_json(const MaxBatchMode& m) {
           {"tries", tries},
           {"run_folder", m.run_folder.empty() ? nlohmann::json() : nlohmann::json(m.run_folder)},
           {"trials", m.figures ? nlohmann::json(m.figures->trials) : nlohmann::json()},
+          {"emulated", m.figures ? nlohmann::json(m.figures->emulated) : nlohmann::json()},
           {"samples_per_second", optional_json(samples_per_second(m))},
           {"samples_per_second_interval_95",
            interval ? nlohmann::json{interval->low, interval->high} : nlohmann::json()},
@@ -47,6 +48,7 @@ nlohmann::json mode_json(const MaxBatchMode& m) {
 std::string interval_cell_text(const MaxBatchMode& m) {
   const auto rate = samples_per_second(m);
   if (!rate) return m.not_measured ? "not measured" : "-";
+  if (m.figures->emulated) return "emulated";  // the emulation's time, no speed of the format's
   std::string text = util::format_number("%.1f", *rate);
   if (const auto interval = throughput_interval(m))
     text += " [" + util::format_number("%.1f", interval->low) + ", " +

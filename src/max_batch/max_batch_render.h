@@ -11,7 +11,7 @@
 namespace ampbench::max_batch {
 
 // max_batch.json's version; docs/max_batch.schema.json describes it.
-constexpr int kMaxBatchSchemaVersion = 1;
+constexpr int kMaxBatchSchemaVersion = 2;
 
 // The largest-batch search's report files and console table, pure functions of the report.
 nlohmann::json to_json(const MaxBatchReport& report);

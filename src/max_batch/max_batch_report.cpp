@@ -42,6 +42,7 @@ std::string against_fp32_line(const MaxBatchMode& fp32, const MaxBatchMode& m) {
                      "x fp32's batch (" + std::to_string(m.search.largest) + " against " +
                      std::to_string(fp32.search.largest) + ")";
   if (!measured(m) || !measured(fp32)) return line + "; its throughput there was not measured";
+  if (m.figures->emulated) return line + "; its products were emulated there, so no throughput is read";
   return line + " and runs it at " + rate_text(*m.figures) + ", against fp32's " + rate_text(*fp32.figures) +
          " at its own";
 }

@@ -6,6 +6,7 @@ SummaryFigures figures_of(const ModeSummary& s) {
   std::vector<double> rates;
   for (const auto& trial : s.trials_compared) rates.push_back(trial.samples_per_second);
   return {s.mode,
+          s.emulated,
           static_cast<int64_t>(s.trials_compared.size()),
           s.samples_per_second.median,
           measure::bootstrap_median(rates),
@@ -47,6 +48,7 @@ SummaryFigures figures_of(const nlohmann::json& summary) {
   for (const auto& trial : summary.at("trials_compared"))
     rates.push_back(trial.at("samples_per_second").get<double>());
   return {*mode,
+          summary.at("emulated").get<bool>(),
           static_cast<int64_t>(rates.size()),
           optional_at<double>(summary.at("samples_per_second"), "median"),
           measure::bootstrap_median(rates),

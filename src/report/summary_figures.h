@@ -14,6 +14,8 @@ namespace ampbench::report {
 // for the throughput: a point of a sweep, a mode's run at its largest batch.
 struct SummaryFigures {
   amp::PrecisionMode mode = amp::PrecisionMode::fp32;
+  // Its products were emulated (ModeSummary::emulated): its time is the emulation's, no speed of the format.
+  bool emulated = false;
   int64_t trials = 0;                        // timed trials that finished
   std::optional<double> samples_per_second;  // the summary's median
   std::optional<measure::Interval>

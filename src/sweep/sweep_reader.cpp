@@ -35,6 +35,7 @@ report::SummaryFigures figures_of(const nlohmann::json& m) {
   const auto mode = amp::parse_precision_mode(m.at("mode").get<std::string>());
   if (!mode) throw std::invalid_argument("unknown mode " + m.at("mode").dump());
   return {*mode,
+          m.value("emulated", false),  // versions 1 and 2 did not record it
           m.at("trials").get<int64_t>(),
           optional_of<double>(m.at("samples_per_second")),
           interval_of(m.at("samples_per_second_interval_95")),

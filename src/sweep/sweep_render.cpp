@@ -29,6 +29,7 @@ bool finished_or_elsewhere(const SweepPointReport& point) {
 
 nlohmann::json mode_json(const report::SummaryFigures& f) {
   return {{"mode", amp::to_string(f.mode)},
+          {"emulated", f.emulated},
           {"trials", f.trials},
           {"samples_per_second", optional_json(f.samples_per_second)},
           {"samples_per_second_interval_95", interval_json(f.throughput_interval)},

@@ -12,7 +12,7 @@ namespace ampbench::sweep {
 
 // sweep.json's version; docs/sweep.schema.json describes it (and what changed since version 1, which
 // ampbench still reads).
-constexpr int kSweepSchemaVersion = 2;
+constexpr int kSweepSchemaVersion = 3;
 
 // The sweep's report files and console table, pure functions of the report.
 nlohmann::json to_json(const SweepReport& report);

@@ -79,7 +79,7 @@ std::optional<StepCostFit> step_cost_of(amp::PrecisionMode mode,
   std::vector<double> batch, seconds;
   for (const auto& point : points) {
     for (const auto& figures : point.modes) {
-      if (figures.mode != mode || figures.trial_rates.empty()) continue;
+      if (figures.mode != mode || figures.emulated || figures.trial_rates.empty()) continue;
       std::vector<double> steps;
       for (double rate : figures.trial_rates) steps.push_back(static_cast<double>(point.batch_size) / rate);
       batch.push_back(static_cast<double>(point.batch_size));
@@ -226,9 +226,25 @@ std::vector<std::string> speedup_lines(const SweepReport& report) {
   return lines;
 }
 
+std::vector<std::string> emulated_lines(const SweepReport& report) {
+  std::vector<std::string> lines;
+  std::vector<amp::PrecisionMode> said;
+  for (const auto& point : report.points) {
+    for (const auto& figures : point.modes) {
+      if (!figures.emulated || std::find(said.begin(), said.end(), figures.mode) != said.end()) continue;
+      said.push_back(figures.mode);
+      lines.push_back(std::string(amp::to_string(figures.mode)) +
+                      ": its products were emulated (no kernels for its format here): its time is the "
+                      "emulation's, so no speed-up or step cost is read from it.");
+    }
+  }
+  return lines;
+}
+
 std::vector<std::string> report_lines(const SweepReport& report) {
   auto lines = speedup_lines(report);
   for (auto& line : step_cost_lines(report)) lines.push_back(std::move(line));
+  for (auto& line : emulated_lines(report)) lines.push_back(std::move(line));
   for (const auto& difference : report.environment_differences)
     lines.push_back("merged with --force from another build, machine or archive: " + difference);
   return lines;
