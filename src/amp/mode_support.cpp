@@ -94,7 +94,8 @@ ModeCaveat emulated(const PrecisionRecipe& row, const std::string& why) {
   return {
       ModeCaveat::Kind::emulated,
       std::string(row.name) + " is emulated here, since " + why +
-          ": each product's operands are quantized to the format and back, then multiplied in bf16, so "
+          ": each product's operands are quantized to the format and back, then multiplied with fp32 "
+          "accumulation, so "
           "its time is the emulation's cost, not the format's speed; its losses, fidelity, model-state "
           "memory and numerics are the format's",
       "read its fidelity and numerics, not its speed: a GPU with the format's kernels (Blackwell for MXFP8 "

@@ -239,7 +239,8 @@ const std::vector<RecipeField>& recipe_fields() {
        "the float8 or float4 recipe of every linear layer's three products; null: autocast's dtype",
        [](const R& r) { return name_or_null(r.linear_recipe); }},
       {"emulated",
-       "its products are emulated (quantized, dequantized, multiplied in bf16) wherever the device has no "
+       "its products are emulated (quantized, dequantized, multiplied with fp32 accumulation) wherever the "
+       "device has no "
        "kernels for the format; summary[].emulated says whether they were in this run",
        [](const R& r) { return json(r.emulated); }, true},
       {"needs_capability", "the CUDA compute capability without which the mode is skipped; null: any GPU",
