@@ -59,6 +59,40 @@ std::string name_of(const ::testing::TestParamInfo<PrecisionMode>& info) {
 
 INSTANTIATE_TEST_SUITE_P(RecipeTable, EveryModeCli, ::testing::ValuesIn(amp::all_precision_modes()), name_of);
 
+// Every float8 and float4 mode of the table with every layer kept in bf16 by the filter: none ran a layer in
+// its format, so none reports as the format: no fidelity verdict, no figure for the dashboards, no
+// emulation's warning, and a precision_not_applied warning naming its layers.
+TEST_F(Cli, ALowBitModeThatRanNoLayerInItsFormatGivesNoVerdictOfIt) {
+  const auto low_bit = low_bit_modes();
+  auto config = tiny_config();
+  config["precision"]["layer_filter"] = {{"keep_first", 100}};
+  const auto bmf = dir_ / "bmf.json";
+  const auto result = run("--config " + write_config(config).string() + " -q --epochs 1 --fidelity-seeds 2 " +
+                          "--modes fp32," + mode_list(low_bit) + " --export-bmf " + bmf.string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto report = read_json(run_folders().at(0) / "report.json");
+  std::set<std::string> not_applied, emulated;
+  for (const auto& w : report["warnings"]) {
+    if (w["kind"] == "emulated") emulated.insert(w["mode"].get<std::string>());
+    if (w["kind"] != "precision_not_applied") continue;
+    not_applied.insert(w["mode"].get<std::string>());
+    EXPECT_NE(w["message"].get<std::string>().find("every product stayed in bf16: layers.0 (kept in bf16 by "
+                                                   "precision.layer_filter)"),
+              std::string::npos)
+        << w["message"];
+  }
+  const auto names = mode_names(low_bit);
+  EXPECT_EQ(not_applied, std::set<std::string>(names.begin(), names.end()));
+  EXPECT_TRUE(emulated.empty());
+  for (const auto& s : report["summary"]) {
+    if (s["mode"] == "fp32") continue;
+    EXPECT_TRUE(s["fidelity"].is_null()) << s["mode"] << ": " << s["fidelity"];
+  }
+  const auto dashboards = read_json(bmf);
+  for (const auto& name : names) EXPECT_FALSE(dashboards.contains("tiny/" + name)) << dashboards.dump();
+  EXPECT_FALSE(dashboards.empty());  // fp32's
+}
+
 // The shipped MLP config with every audited mode beside fp32 and bf16: each trains, has its lost-update
 // audit, and is a row of report.md's pure bf16 table; and no other mode is audited.
 TEST_F(Cli, TheAuditedModesRunTheShippedMlpBesideFp32AndBf16WithTheirAuditsAndTable) {

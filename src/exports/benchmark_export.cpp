@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "measure/equivalence.h"
+#include "report/format_applied.h"
 #include "report/summary_figures.h"
 
 namespace ampbench::report {
@@ -77,7 +78,8 @@ bool finite(const Figure& f) {
 std::vector<Benchmark> benchmarks_of(const RunReport& report, const std::string& prefix) {
   std::vector<Benchmark> out;
   for (const auto& s : report.summary) {
-    if (s.trials_compared.empty()) continue;
+    // Nothing a float8 or float4 mode measured without a layer in its format is the format's.
+    if (s.trials_compared.empty() || format_not_applied(s.mode, report.measured)) continue;
     Benchmark benchmark{prefix + "/" + std::string(amp::to_string(s.mode)), {}};
     for (const auto& spec : measure_specs()) {
       if (spec.is_speed && s.emulated) continue;

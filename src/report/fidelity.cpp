@@ -3,6 +3,7 @@
 #include <map>
 
 #include "measure/equivalence.h"
+#include "report/format_applied.h"
 
 namespace ampbench::report {
 namespace {
@@ -99,6 +100,11 @@ FidelitySummary summarize_fidelity(amp::PrecisionMode mode, const train::Experim
   out.val_perplexity_mean = measure::mean(perplexities);
   if (mode != amp::PrecisionMode::fp32)
     judge_against(figures, figures_by_seed(amp::PrecisionMode::fp32, measured), tolerance, out);
+  // A float8 or float4 mode that ran every layer in bf16 has no verdict of its format to give.
+  if (format_not_applied(mode, measured)) {
+    out.verdict.reset();
+    out.seeds_needed.reset();
+  }
   return out;
 }
 

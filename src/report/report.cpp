@@ -54,7 +54,8 @@ const std::vector<WarningKindRow>& warning_kinds() {
       {K::fidelity_inconclusive, "fidelity_inconclusive",
        "the fidelity interval straddles the tolerance: the warning says how many seeds would decide"},
       {K::precision_not_applied, "precision_not_applied",
-       "the profiled pass ran under 90 % of a 16-bit mode's matrix FLOPs in 16 bits"},
+       "the profiled pass ran under 90 % of a 16-bit mode's matrix FLOPs in 16 bits, or a float8 or float4 "
+       "mode ran no linear layer in its format"},
       {K::profile_failed, "profile_failed", "a mode's profiled pass failed"},
       {K::never_stepped, "never_stepped", "fp16 skipped every optimizer step: its weights never moved"},
       {K::slow_mode, "slow_mode", "a mode ran at under half fp32's speed"},

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "report/format_applied.h"
 #include "report/speed_warnings.h"
 #include "report/warning_text.h"
 #include "train/stop_request.h"
@@ -67,9 +68,24 @@ WarningKind warning_for(amp::ModeCaveat::Kind kind) {
   return WarningKind::no_16bit_arithmetic;
 }
 
+// A mode's caveats, but an emulation's for a mode that ran no layer in its format: nothing was emulated.
 void mode_caveats(const RunReport& report, std::vector<Warning>& out) {
   for (const auto& [mode, caveat] : report.measured.mode_caveats) {
+    if (caveat.kind == amp::ModeCaveat::Kind::emulated && format_not_applied(mode, report.measured)) continue;
     out.push_back({warning_for(caveat.kind), mode, mode_name(mode) + ": " + caveat.reason, caveat.advice});
+  }
+}
+
+// A float8 or float4 mode whose every product stayed in bf16: its figures are bf16's, not the format's.
+void formats_not_applied(const RunReport& report, std::vector<Warning>& out) {
+  for (auto mode : report.context.modes) {
+    const auto layers = format_not_applied(mode, report.measured);
+    if (!layers) continue;
+    out.push_back({WarningKind::precision_not_applied, mode,
+                   mode_name(mode) + ": precision not applied: no linear layer ran in " + mode_name(mode) +
+                       "'s format, every product stayed in bf16: " + *layers,
+                   "its figures are bf16's, so it has no fidelity verdict: give the format layers whose "
+                   "dimensions it takes, or keep fewer in bf16 (precision.layer_filter)"});
   }
 }
 
@@ -283,6 +299,7 @@ std::vector<Warning> find_warnings(const RunReport& report) {
   data_on_host(report, out);
   flops_uncounted(report, out);
   mode_caveats(report, out);
+  formats_not_applied(report, out);
   scale_collapses(report, out);
   never_stepped(report, out);
   optimizer_fallbacks(report, out);
