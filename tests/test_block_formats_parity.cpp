@@ -180,6 +180,26 @@ TEST_F(BlockFormatsParity, TheNvfp4LinearIsTheKernelsProductOfTheReferencesOpera
   expect_same(w.grad(), product("go_t", "x_t"), "grad_weight");
 }
 
+// The 1 x 128 format's three products are the bf16 products of the reference's operands: activations and
+// gradients in 1 x 128 tiles, the weight (and its transpose) in 128 x 128 tiles, each along its product's
+// contraction dimension.
+TEST_F(BlockFormatsParity, TheBlockwiseLinearMultipliesTheReferencesOperands) {
+  if (IsSkipped()) return;
+  auto x = inputs_.at("x").clone().requires_grad_(), w = inputs_.at("w").clone().requires_grad_();
+  ampbench::amp::Float8Settings settings{LinearRecipe::blockwise};
+  auto y = ampbench::amp::block_scaled_matmul(x, w, settings, std::nullopt);
+  y.backward(inputs_.at("go"));
+  auto product = [&](const std::string& a, int a_rows, const std::string& b, int b_rows) {
+    auto values = [&](const std::string& name, int rows) {
+      return theirs(name + "/blockwise/" + std::to_string(rows) + "/values").to(torch::kBFloat16);
+    };
+    return at::mm(values(a, a_rows), values(b, b_rows).t());
+  };
+  expect_same(y.detach(), product("x", 1, "w", 128), "output");
+  expect_same(x.grad(), product("go", 1, "w_t", 128), "grad_input");
+  expect_same(w.grad(), product("go_t", 1, "x_t", 1), "grad_weight");
+}
+
 // The bytes at::_scaled_mm_v2 gets are the bytes torchao gives torch._scaled_mm: e4m3 and packed e2m1
 // elements, E8M0 and e4m3 block scales through the 32_4_4 swizzle.
 TEST_F(BlockFormatsParity, TheKernelOperandsAreTheBytesTorchaoHandsToScaledMm) {
