@@ -226,6 +226,9 @@ std::vector<std::string> speedup_lines(const SweepReport& report) {
   return lines;
 }
 
+namespace {
+
+// A line per mode whose products were emulated at some point: no speed is read from its time.
 std::vector<std::string> emulated_lines(const SweepReport& report) {
   std::vector<std::string> lines;
   std::vector<amp::PrecisionMode> said;
@@ -240,6 +243,8 @@ std::vector<std::string> emulated_lines(const SweepReport& report) {
   }
   return lines;
 }
+
+}  // namespace
 
 std::vector<std::string> report_lines(const SweepReport& report) {
   auto lines = speedup_lines(report);

@@ -86,9 +86,6 @@ std::string speedup_text(const report::SummaryFigures& figures);
 // A line per mode: where its speed-up is best, and where it crosses 1.0 or that it does not.
 std::vector<std::string> speedup_lines(const SweepReport& report);
 
-// A line per mode whose products were emulated at some point: no speed is read from its time.
-std::vector<std::string> emulated_lines(const SweepReport& report);
-
 // Every line the reports print under the table: the speed-up lines, the step-cost lines, the emulated
 // modes' lines, and a line per point that a forced merge kept from another build, machine or archive.
 std::vector<std::string> report_lines(const SweepReport& report);
