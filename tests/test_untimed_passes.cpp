@@ -1,6 +1,7 @@
 // The untimed passes (the lost-update audit, the numerics pass, a divergence replay) end at the next step
 // after a stop request, saying where; an audit ends where its trial diverged, its figures finite; and the
-// numerics pass sizes a pure bf16 update by the optimizer's fp32 update, not by what the bf16 weight kept.
+// numerics pass sizes a pure bf16 update by the optimizer's fp32 update, not by what the bf16 weight kept and
+// puts each step's unscaled, finite weight gradients against fp32's.
 #include <cmath>
 #include <csignal>
 
@@ -114,6 +115,31 @@ TEST_F(UntimedPasses, APureBf16UpdateIsSizedByTheOptimizersFp32UpdateNotByWhatTh
     EXPECT_LT(pure[i].second, 0.1) << "the bf16 weights kept the updates: nothing planted";
     EXPECT_GT(mixed[i].first, 0.0);
     EXPECT_NEAR(pure[i].first, mixed[i].first, 0.1 * mixed[i].first);
+  }
+}
+
+// fp16's loss scale planted to overflow the first step (the scaler skips it and backs off to 2^4), then to
+// double at every step: the sampled steps' gradients are at eight different scales, one of them inf. Each
+// layer's weight gradient still points as fp32's: the overflowed step adds nothing and each other step is
+// unscaled by its own scale (summed at their scales, the later steps' gradients would outweigh the earlier).
+TEST_F(UntimedPasses, DeparturesPutEachFiniteStepsUnscaledGradientAgainstFp32s) {
+  auto s = setup(0.05);
+  s.options.train.epochs = 1;
+  s.options.grad_scaler = {.init_scale = std::ldexp(1.0, 40),
+                           .growth_factor = 2.0,
+                           .backoff_factor = std::ldexp(1.0, -36),
+                           .growth_interval = 1};
+  const auto record =
+      ampbench::train::measure_numerics(PrecisionMode::fp16, *s.model(PrecisionMode::fp16), s.options,
+                                        s.dataset, torch::kCPU, 8, s.model(PrecisionMode::fp32));
+  std::vector<double> planted{std::ldexp(1.0, 40)};
+  for (int step = 2; step <= 8; ++step) planted.push_back(std::ldexp(1.0, step + 2));
+  ASSERT_EQ(record.loss_scales, planted);
+  ASSERT_EQ(record.departures.size(), 2u);
+  for (const auto& layer : record.departures) {
+    SCOPED_TRACE(layer.layer);
+    ASSERT_TRUE(layer.gradient_cosine()) << "no finite step was counted";
+    EXPECT_GT(*layer.gradient_cosine(), 0.999);
   }
 }
 

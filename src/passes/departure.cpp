@@ -32,9 +32,16 @@ LayerDeparture& layer_named(std::vector<LayerDeparture>& layers, const std::stri
   return layers.back();
 }
 
-void add_gradient(LayerDeparture& into, const torch::Tensor& mode, const torch::Tensor& fp32) {
+// Unscaled: the sampled steps' loss scales differ (a skipped step backs it off, a run of good ones grows
+// it), and a sum of gradients at different scales weights each step by its scale. A step whose gradient
+// overflowed (the scaler skips it) has no direction to compare: it adds nothing.
+void add_gradient(LayerDeparture& into, const torch::Tensor& mode, const torch::Tensor& fp32,
+                  std::optional<double> loss_scale) {
   if (!mode.defined() || !fp32.defined()) return;
-  const auto a = mode.to(torch::kFloat), b = fp32.to(torch::kFloat);
+  auto a = mode.to(torch::kFloat);
+  if (loss_scale) a = a / *loss_scale;
+  const auto b = fp32.to(torch::kFloat);
+  if (!(torch::isfinite(a).all() & torch::isfinite(b).all()).item<bool>()) return;
   into.gradient_dot += sum_of(a * b);
   into.gradient_squares += sum_of(a.square());
   into.fp32_gradient_squares += sum_of(b.square());
@@ -83,7 +90,8 @@ std::vector<torch::Tensor> gradients_of(const models::Network& model) {
 
 void add_departures(std::vector<LayerDeparture>& layers, const amp::LinearObservation& mode,
                     const amp::LinearObservation& fp32, const models::Network& mode_model,
-                    const std::vector<torch::Tensor>& before, const Fp32Twin& twin) {
+                    const std::vector<torch::Tensor>& before, std::optional<double> loss_scale,
+                    const Fp32Twin& twin) {
   const auto calls = std::min(mode.outputs.size(), fp32.outputs.size());
   const auto mode_parameters = mode_model.parameters(), twin_parameters = twin.model().parameters();
   std::map<const void*, std::string> names;
@@ -103,7 +111,7 @@ void add_departures(std::vector<LayerDeparture>& layers, const amp::LinearObserv
     const auto index = parameter->second;
     auto added = mode_parameters[index].grad();
     if (added.defined() && before[index].defined()) added = added - before[index];
-    add_gradient(layer, added, twin_parameters[index].grad());
+    add_gradient(layer, added, twin_parameters[index].grad(), loss_scale);
   }
   for (const auto& [where, figures] : mode.operands) {
     const auto name = names.count(where.first) ? names[where.first] : "(unnamed)";

@@ -25,7 +25,8 @@ struct LayerDeparture {
 
   // ||y - y_fp32|| / ||y_fp32|| over the sampled steps; empty where fp32's output was all zeros.
   std::optional<double> output_relative_error() const;
-  // cos(dW, dW_fp32) over the sampled steps; empty where either gradient was zero or the layer's weight is
+  // cos(dW, dW_fp32) over the sampled steps whose gradients were finite, each unscaled by its step's loss
+  // scale; empty where either gradient was zero or non-finite at every such step, or the layer's weight is
   // no parameter (computed each call).
   std::optional<double> gradient_cosine() const;
 };
@@ -49,9 +50,11 @@ std::vector<torch::Tensor> gradients_of(const models::Network& model);
 
 // Adds one sampled step into `layers`, call by call in the order both ran (one architecture): the mode's
 // observation and outputs against the twin's, the mode's weight gradients less `before` (what the step
-// added) against the twin's. Layers are named by the caller's name or their weight parameter's.
+// added), divided by the step's `loss_scale` where it has one, against the twin's. Layers are named by the
+// caller's name or their weight parameter's.
 void add_departures(std::vector<LayerDeparture>& layers, const amp::LinearObservation& mode,
                     const amp::LinearObservation& fp32, const models::Network& mode_model,
-                    const std::vector<torch::Tensor>& before, const Fp32Twin& twin);
+                    const std::vector<torch::Tensor>& before, std::optional<double> loss_scale,
+                    const Fp32Twin& twin);
 
 }  // namespace ampbench::train

@@ -130,7 +130,10 @@ class NumericsReplay {
       step_.backward(step_.loss(order, index));
       numerics::merge_ranges(record_.layers, observer.layers());
     }
-    if (twin_) add_departures(record_.departures, observed, *reference, model_, gradients_before, *twin_);
+    if (twin_) {
+      add_departures(record_.departures, observed, *reference, model_, gradients_before,
+                     scale ? std::optional(record_.loss_scales.back()) : std::nullopt, *twin_);
+    }
     measure_step(index, scale);
   }
 
