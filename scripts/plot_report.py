@@ -4,7 +4,8 @@ and where a profiled step's time went.
 
 Usage: scripts/plot_report.py REPORT.json [--out DIR] [--format png|svg]
 Writes loss.<fmt>, epoch_time.<fmt> and memory.<fmt> into DIR (default: the report's folder), and
-time_by_class.<fmt> when the report has a profile that ran ("profiles", status ok).
+time_by_class.<fmt> when the report has a profile that ran ("profiles", status ok, or stopped after a
+profiled step).
 Needs matplotlib (in the project's .venv: .venv/bin/python scripts/plot_report.py ...).
 """
 import argparse
@@ -104,8 +105,9 @@ def plot_memory(report, path):
 
 
 def ok_profiles(report):
-    """The profiles that ran, in the order the modes were profiled; none when the report has no profiles."""
-    return [p for p in report.get("profiles", []) if p["status"] == "ok"]
+    """The profiles with figures (finished, or stopped after a profiled step), in the order the modes were
+    profiled; none when the report has no profiles."""
+    return [p for p in report.get("profiles", []) if p["status"] != "failed" and "steps" in p]
 
 
 def class_seconds(profile):

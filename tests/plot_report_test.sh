@@ -24,20 +24,22 @@ for name in loss epoch_time; do
   grep -q "fp16 trial 2 (diverged)" "$out/diverged/$name.svg" || { echo "$name: the diverged trial is not labelled"; exit 1; }
 done
 grep -q "fp32 trial" "$out/diverged/loss.svg" && { echo "a finished trial is labelled as ended early"; exit 1; }
-# Profiles: one bar per mode whose profile ran, stacked by op class with the framework's overhead on top.
+# Profiles: one bar per mode whose profile has figures (finished, or stopped after a profiled step), stacked
+# by op class with the framework's overhead on top; none for a failed pass or one stopped before its steps.
 "$python" - "$root/tests/snapshots/report.json" "$out/profiled.json" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
-def profile(mode, scale):
+def profile(mode, scale, status="ok"):
     classes = [{"phase": phase, "class": name, "seconds": scale * seconds, "share": 0.0, "ratio_vs_fp32": scale}
                for phase, name, seconds in (("forward", "matmul_conv", 0.004), ("backward", "matmul_conv", 0.006),
                                             ("forward", "elementwise", 0.001), ("optimizer", "optimizer", 0.0005))]
     op = sum(c["seconds"] for c in classes)
-    return {"mode": mode, "status": "ok", "steps": 10, "step_seconds": op + 0.002, "op_seconds": op,
+    return {"mode": mode, "status": status, "steps": 10, "step_seconds": op + 0.002, "op_seconds": op,
             "overhead_seconds": 0.002, "classes": classes}
-failed = {"mode": "fp16", "status": "failed", "steps": 0, "step_seconds": 0.0, "op_seconds": 0.0,
-          "overhead_seconds": 0.0, "classes": []}
-report["profiles"] = [profile("fp32", 1.0), profile("bf16", 0.6), failed]
+failed = {"mode": "fp16", "status": "failed", "detail": "injected error", "pass_seconds": 0.1}
+stopped_early = {"mode": "tf32", "status": "stopped", "detail": "stopped by SIGTERM after 0 of 10 profiled steps",
+                 "pass_seconds": 0.1}
+report["profiles"] = [profile("fp32", 1.0), profile("bf16", 0.6, "stopped"), failed, stopped_early]
 json.dump(report, open(sys.argv[2], "w"))
 PY
 "$python" "$root/scripts/plot_report.py" "$out/profiled.json" --out "$out/profiled" --format svg >/dev/null
@@ -45,6 +47,7 @@ for label in fp32 bf16 "framework overhead" matmul_conv; do
   grep -q ">$label</text>" "$out/profiled/time_by_class.svg" || { echo "time_by_class: no $label"; exit 1; }
 done
 grep -q ">fp16</text>" "$out/profiled/time_by_class.svg" && { echo "time_by_class: a failed profile has a bar"; exit 1; }
+grep -q ">tf32</text>" "$out/profiled/time_by_class.svg" && { echo "time_by_class: an empty profile has a bar"; exit 1; }
 # A file that is not a report, or no file at all: exit 2 and one line saying which.
 refusal() {
   local rc=0

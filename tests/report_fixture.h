@@ -159,15 +159,17 @@ inline profile::ModeProfile planted_profile(double matmul_ms, double cast_ms, bo
 
 inline RunReport fixed_report_with_profile() {
   auto r = fixed_report();
-  r.measured.profiles = {{PrecisionMode::fp32, planted_profile(8, 0, false), std::nullopt, 0.25},
-                         {PrecisionMode::bf16, planted_profile(4, 0.5, true), std::nullopt, 0.125},
-                         {PrecisionMode::fp16, std::nullopt, "injected error at step 2", 0.0625}};
+  r.measured.profiles = {
+      {PrecisionMode::fp32, planted_profile(8, 0, false), std::nullopt, 0.25, std::nullopt},
+      {PrecisionMode::bf16, planted_profile(4, 0.5, true), std::nullopt, 0.125,
+       "stopped by SIGTERM after 10 of 20 profiled steps"},
+      {PrecisionMode::fp16, std::nullopt, "injected error at step 2", 0.0625, std::nullopt}};
   return analyse(r.context, r.measured);
 }
 
 // fp16 and bf16 numerics passes with planted figures: fp16's last layer 1 binade from overflow at the loss
-// scale, half of its first layer's nonzero gradient elements flushed or subnormal without the scale; a failed
-// pass for bf16-pure.
+// scale, half of its first layer's nonzero gradient elements flushed or subnormal without the scale; bf16's
+// stopped after its second sampled step, its two steps' figures kept; a failed pass for bf16-pure.
 inline RunReport fixed_report_with_numerics() {
   using ampbench::numerics::LayerRanges;
   using ampbench::numerics::RangeFigures;
@@ -185,6 +187,7 @@ inline RunReport fixed_report_with_numerics() {
   bf16.layers = {LayerRanges{"layers.0", {3.5, 512, 512, 0, 0, 0, 0}, {0.015625, 512, 512, 0, 0, 0, 0}}};
   bf16.parameters = {
       ParameterNumerics{"layers.0.weight", 2048, 0.015625, 0.015625, 0, 2000, 0.0001, 100.0, 2000, 1500}};
+  bf16.failure = "stopped by SIGTERM before step 5 of 8";
   NumericsRecord failed{PrecisionMode::bf16_pure, c10::ScalarType::BFloat16, {}, {}, {}, {}, {}, {}};
   failed.failure = "injected error at step 2";
   r.measured.numerics = {fp16, bf16, failed};

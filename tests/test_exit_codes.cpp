@@ -30,8 +30,11 @@ run::Outcome outcome_with(const Causes& c) {
   if (c.trial_failed) o.report.measured.trials.push_back(trial(TrialStatus::failed));
   if (c.fidelity_failed) o.report.measured.fidelity_trials.push_back(trial(TrialStatus::failed));
   if (c.profile_failed)
-    o.report.measured.profiles.push_back({profile::ProfileRecord{
-        .mode = amp::PrecisionMode::fp32, .profile = {}, .failure = "injected error", .wall_seconds = 0}});
+    o.report.measured.profiles.push_back({profile::ProfileRecord{.mode = amp::PrecisionMode::fp32,
+                                                                 .profile = {},
+                                                                 .failure = "injected error",
+                                                                 .wall_seconds = 0,
+                                                                 .stopped = {}}});
   if (!c.nothing_measured) o.report.summary.emplace_back();
   report::GateResult gate;
   gate.passed = !c.gate_failed;
@@ -111,7 +114,7 @@ TEST(ExitCodes, MaxBatchSaysWhenAModeThatFitsWasNotMeasuredOrNoModeFits) {
 }
 
 // A lost-update audit or numerics pass lost to an error is the run's failure (exit 1, a line saying so); one
-// that a signal stopped is the stop's.
+// that a signal stopped is the stop's, as is a profiled pass a signal stopped.
 TEST(ExitCodes, AFailedUntimedPassExitsOneAndAStoppedOneIsTheStops) {
   auto failed = outcome_with({});
   train::NumericsRecord numerics;
@@ -125,6 +128,11 @@ TEST(ExitCodes, AFailedUntimedPassExitsOneAndAStoppedOneIsTheStops) {
   train::UpdateAudit audit;
   audit.failure = "stopped by SIGTERM before step 3 of 8";
   stopped.report.measured.update_audits.push_back(audit);
+  stopped.report.measured.profiles.push_back({.mode = amp::PrecisionMode::bf16,
+                                              .profile = {},
+                                              .failure = {},
+                                              .wall_seconds = 0,
+                                              .stopped = "stopped by SIGTERM after 0 of 4 profiled steps"});
   EXPECT_EQ(app::exit_code_for(stopped), 130);
   EXPECT_TRUE(app::failure_lines(stopped).empty());
 }

@@ -434,7 +434,7 @@ TEST(ProfiledPass, AnFp32OpUnderAutocastLowersTheShareAndRaisesTheWarningAndGate
   EXPECT_GT(p.precision.fp32_in_autocast_seconds, 0);
 
   auto report = ampbench::testing::run_and_analyse(config);
-  report.measured.profiles = {{PrecisionMode::bf16, p, std::nullopt}};
+  report.measured.profiles = {{PrecisionMode::bf16, p, std::nullopt, 0, std::nullopt}};
   int warned = 0;
   for (const auto& w : ampbench::report::find_warnings(report))
     warned += w.kind == ampbench::report::WarningKind::precision_not_applied && w.mode == PrecisionMode::bf16;

@@ -1,5 +1,6 @@
-// The untimed passes (the lost-update audit, the numerics pass, a divergence replay) end at the next step
-// after a stop request, saying where; an audit ends where its trial diverged, its figures finite; and the
+// The untimed passes (the lost-update audit, the numerics pass, a divergence replay, the profiled pass) end
+// at the next step after a stop request, saying where, the numerics and profiled passes keeping the steps
+// they measured; an audit ends where its trial diverged, its figures finite; and the
 // numerics pass sizes a pure bf16 update by the optimizer's fp32 update, not by what the bf16 weight kept and
 // puts each step's unscaled, finite weight gradients against fp32's.
 #include <cmath>
@@ -13,7 +14,9 @@
 #include "config/resolve.h"
 #include "passes/divergence_replay.h"
 #include "passes/numerics_pass.h"
+#include "passes/profiled_pass.h"
 #include "passes/update_audit.h"
+#include "profile/profile_json.h"
 #include "train/stop_request.h"
 
 namespace {
@@ -49,6 +52,24 @@ Setup setup(double lr) {
   return Setup{std::move(fitted), std::move(dataset), std::move(options)};
 }
 
+// A linear classifier of the setup's data that raises SIGTERM in its `stop_at`-th forward call: a stop
+// request that lands inside a pass at a known step.
+class StopsAtForward : public ampbench::models::Network {
+ public:
+  explicit StopsAtForward(int64_t stop_at) : stop_at_(stop_at) {
+    torch::manual_seed(0);
+    linear_ = register_module("linear", torch::nn::Linear(16, 4));
+  }
+  torch::Tensor forward(const torch::Tensor& inputs) override {
+    if (++calls_ == stop_at_) std::raise(SIGTERM);
+    return linear_->forward(inputs);
+  }
+
+ private:
+  int64_t stop_at_, calls_ = 0;
+  torch::nn::Linear linear_{nullptr};
+};
+
 class UntimedPasses : public testing::Test {
  protected:
   void TearDown() override { ampbench::train::StopRequest::reset(); }
@@ -59,13 +80,10 @@ TEST_F(UntimedPasses, AStopRequestEndsEachPassAtItsNextStepSayingWhere) {
   ampbench::train::StopRequest::install_signal_handlers();
   std::raise(SIGTERM);
   ASSERT_TRUE(ampbench::train::StopRequest::requested());
-  try {
-    ampbench::train::measure_numerics(PrecisionMode::bf16, *s.model(PrecisionMode::bf16), s.options,
-                                      s.dataset, torch::kCPU, 4);
-    FAIL() << "the numerics pass ran on after the stop";
-  } catch (const ampbench::train::PassStopped& e) {
-    EXPECT_EQ(std::string(e.what()), "stopped by SIGTERM before step 1 of 16");
-  }
+  const auto numerics = ampbench::train::measure_numerics(PrecisionMode::bf16, *s.model(PrecisionMode::bf16),
+                                                          s.options, s.dataset, torch::kCPU, 4);
+  EXPECT_EQ(numerics.failure, "stopped by SIGTERM before step 1 of 16");
+  EXPECT_TRUE(numerics.steps.empty());
   EXPECT_THROW(ampbench::train::audit_updates(PrecisionMode::bf16_pure, *s.model(PrecisionMode::bf16_pure),
                                               s.options, s.dataset, torch::kCPU),
                ampbench::train::PassStopped);
@@ -77,6 +95,57 @@ TEST_F(UntimedPasses, AStopRequestEndsEachPassAtItsNextStepSayingWhere) {
       ampbench::train::diagnose_divergence({"the training loss became NaN", 12, std::nullopt, {}}, replay);
   EXPECT_EQ(diagnosis.failure, "stopped by SIGTERM before step 1 of 12");
   EXPECT_TRUE(diagnosis.steps.empty());
+}
+
+// Stopped in step 10 of 16, the numerics pass keeps the sampled steps it measured before (4 and 8 of 4, 8,
+// 12, 16), each whole: every layer's and parameter's figures count two steps.
+TEST_F(UntimedPasses, AStoppedNumericsPassKeepsTheStepsItMeasured) {
+  const auto s = setup(0.05);
+  ampbench::train::StopRequest::install_signal_handlers();
+  StopsAtForward model(10);
+  const auto record =
+      ampbench::train::measure_numerics(PrecisionMode::bf16, model, s.options, s.dataset, torch::kCPU, 4);
+  EXPECT_EQ(record.failure, "stopped by SIGTERM before step 11 of 16");
+  EXPECT_EQ(record.steps, (std::vector<int64_t>{4, 8}));
+  ASSERT_FALSE(record.layers.empty());
+  EXPECT_EQ(record.layers[0].layer, "linear");
+  EXPECT_EQ(record.layers[0].forward.elements, 2 * 16 * 4);  // the [16, 4] logits of two steps
+  ASSERT_EQ(record.parameters.size(), 2u);
+  EXPECT_EQ(record.parameters[0].elements, 2 * 4 * 16);
+  EXPECT_GT(record.parameters[0].updates, 0);
+}
+
+// A profiled pass of 2 warm-up and 4 profiled steps: stopped in its second profiled step, its figures are
+// the mean of the two it profiled and its status says where it stopped; stopped in its warm-up, it has no
+// figures and is no pass that finished.
+TEST_F(UntimedPasses, AStoppedProfiledPassSaysWhereAndKeepsTheStepsItProfiled) {
+  const auto s = setup(0.05);
+  ampbench::train::StopRequest::install_signal_handlers();
+  const ampbench::config::ProfileConfig profile{.steps = 4, .warmup_steps = 2};
+  const auto pass = [&](int64_t stop_at) {
+    StopsAtForward model(stop_at);
+    const auto record =
+        ampbench::train::profile_record(PrecisionMode::bf16,
+                                        ampbench::train::profile_mode(PrecisionMode::bf16, model, s.options,
+                                                                      s.dataset, torch::kCPU, profile, {}),
+                                        profile.steps);
+    ampbench::train::StopRequest::reset();
+    ampbench::train::StopRequest::install_signal_handlers();
+    return ampbench::profile::profiles_json({record}).at(0);
+  };
+  const auto partway = pass(4);
+  EXPECT_EQ(partway["status"], "stopped");
+  EXPECT_EQ(partway["detail"], "stopped by SIGTERM after 2 of 4 profiled steps");
+  EXPECT_EQ(partway["steps"], 2);
+  EXPECT_GT(partway["step_seconds"].get<double>(), 0.0);
+  const auto in_warm_up = pass(1);
+  EXPECT_EQ(in_warm_up["status"], "stopped");
+  EXPECT_EQ(in_warm_up["detail"], "stopped by SIGTERM after 0 of 4 profiled steps");
+  EXPECT_FALSE(in_warm_up.contains("steps")) << in_warm_up.dump();
+  const auto whole = pass(0);  // never stops
+  EXPECT_EQ(whole["status"], "ok");
+  EXPECT_EQ(whole["detail"], nullptr);
+  EXPECT_EQ(whole["steps"], 4);
 }
 
 // A learning rate that sends the pure bf16 weights to inf: the audit stops at the step its loss left the

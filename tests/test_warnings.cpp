@@ -197,8 +197,9 @@ TEST(Warnings, ASlowModeWithAProfileNamesTheOpThatTookTheExtraTime) {
                           0.09,
                           1e6});
   slow.step_seconds += 0.09;
-  r.measured.profiles = {{PrecisionMode::fp32, planted_profile(8, 0, false), std::nullopt, 0.25},
-                         {PrecisionMode::bf16, slow, std::nullopt, 0.5}};
+  r.measured.profiles = {
+      {PrecisionMode::fp32, planted_profile(8, 0, false), std::nullopt, 0.25, std::nullopt},
+      {PrecisionMode::bf16, slow, std::nullopt, 0.5, std::nullopt}};
   const auto warnings = of_kind(find_warnings(r), WarningKind::slow_mode);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].message.find("aten::_slow_conv2d_backward (backward) alone took 0.09 s of it against "
@@ -222,8 +223,8 @@ TEST(Warnings, ASlowModeIsNotBlamedOnWorkFp32DoesToo) {
   auto fp32 = planted_profile(8, 0, false);
   fp32.top_ops.push_back(relu);
   fp32.top_ops.back().seconds = 1e-4;
-  r.measured.profiles = {{PrecisionMode::fp32, fp32, std::nullopt, 0.25},
-                         {PrecisionMode::bf16, slow, std::nullopt, 0.5}};
+  r.measured.profiles = {{PrecisionMode::fp32, fp32, std::nullopt, 0.25, std::nullopt},
+                         {PrecisionMode::bf16, slow, std::nullopt, 0.5, std::nullopt}};
   auto warnings = of_kind(find_warnings(r), WarningKind::slow_mode);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0].message.find("aten::_fused_adamw_"), std::string::npos) << warnings[0].message;
@@ -261,8 +262,8 @@ TEST(Warnings, AProfiledPassThatWaitedForACpuSaysSo) {
   bf16.cpu = ampbench::measure::CpuUsage{0.5, 2, 40, 0.9, 0.5, 0.45};
   auto fp32 = planted_profile(8, 0, false);
   fp32.cpu = ampbench::measure::CpuUsage{1.9, 2, 3, 0.01, 0.95, 0.005};
-  r.measured.profiles = {{PrecisionMode::fp32, fp32, std::nullopt, 0.25},
-                         {PrecisionMode::bf16, bf16, std::nullopt, 0.5}};
+  r.measured.profiles = {{PrecisionMode::fp32, fp32, std::nullopt, 0.25, std::nullopt},
+                         {PrecisionMode::bf16, bf16, std::nullopt, 0.5, std::nullopt}};
   const auto warnings = of_kind(find_warnings(r), WarningKind::profile_contention);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0].mode, PrecisionMode::bf16);
@@ -367,6 +368,27 @@ TEST(Warnings, AOneEpochRunSaysItsSpeedFiguresComeFromEpochOne) {
   EXPECT_NE(warned[0].message.find("after 2 warm-up step(s)"), std::string::npos) << warned[0].message;
   r.measured.trials[0].epochs.resize(2);  // epoch 1 is then left out
   EXPECT_TRUE(of_kind(find_warnings(r), WarningKind::first_epoch_only).empty());
+}
+
+// A profiled pass a stop ended says where, as a stop and not a failure, with or without figures; its
+// figures are still read (here a bf16 pass whose matrix work ran in fp32).
+TEST(Warnings, AStoppedProfiledPassIsWarnedAsAStopAndItsFiguresStillRead) {
+  auto r = two_modes(1.0);
+  r.measured.profiles = {
+      {PrecisionMode::fp32, planted_profile(8, 0, false), std::nullopt, 0.25, std::nullopt},
+      {PrecisionMode::bf16, std::nullopt, std::nullopt, 0.5,
+       "stopped by SIGTERM after 0 of 4 "
+       "profiled steps"}};
+  auto warnings = find_warnings(r);
+  EXPECT_TRUE(of_kind(warnings, WarningKind::profile_failed).empty());
+  auto stopped = of_kind(warnings, WarningKind::interrupted);
+  ASSERT_EQ(stopped.size(), 1u);
+  EXPECT_EQ(stopped[0].message, "bf16: its profiled pass was stopped by SIGTERM after 0 of 4 profiled steps");
+  r.measured.profiles[1].profile = planted_profile(8, 0, false);
+  r.measured.profiles[1].stopped = "stopped by SIGTERM after 2 of 4 profiled steps";
+  warnings = find_warnings(r);
+  EXPECT_EQ(of_kind(warnings, WarningKind::interrupted).size(), 1u);
+  EXPECT_EQ(of_kind(warnings, WarningKind::precision_not_applied).size(), 1u);
 }
 
 TEST(Warnings, AFailedOrStoppedDivergenceReplayIsWarnedAsThePassItIs) {

@@ -190,22 +190,28 @@ NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
   size_t next = 0;
   UntimedPassProgress shown(progress, static_cast<int>(mode), PassKind::numerics,
                             record.steps.empty() ? 0 : record.steps.back());
-  for (int64_t epoch = 1; epoch <= options.train.epochs && next < record.steps.size(); ++epoch) {
-    auto order = data::epoch_order(options.seed, epoch, dataset.train_size());
-    if (dataset.staged) order = order.to(device);
-    step.zero_grad();
-    for (int64_t i = 0; i < step.steps_per_epoch() && next < record.steps.size(); ++i) {
-      stop_if_requested(update + 1, total);
-      const bool boundary = (i + 1) % accumulation == 0 || i + 1 == step.steps_per_epoch();
-      if (boundary && update + 1 == record.steps[next]) {
-        replay.measure(order, i);
-        ++next;
-      } else if (!step.backward_and_step(step.loss(order, i), i)) {
-        continue;
-      }
-      shown.steps_done(++update);
+  try {
+    for (int64_t epoch = 1; epoch <= options.train.epochs && next < record.steps.size(); ++epoch) {
+      auto order = data::epoch_order(options.seed, epoch, dataset.train_size());
+      if (dataset.staged) order = order.to(device);
       step.zero_grad();
+      for (int64_t i = 0; i < step.steps_per_epoch() && next < record.steps.size(); ++i) {
+        stop_if_requested(update + 1, total);
+        const bool boundary = (i + 1) % accumulation == 0 || i + 1 == step.steps_per_epoch();
+        if (boundary && update + 1 == record.steps[next]) {
+          replay.measure(order, i);
+          ++next;
+        } else if (!step.backward_and_step(step.loss(order, i), i)) {
+          continue;
+        }
+        shown.steps_done(++update);
+        step.zero_grad();
+      }
     }
+  } catch (const PassStopped& stopped) {
+    // A stop lands between steps: each step measured before it is whole, and keeps its figures.
+    record.steps.resize(next);
+    record.failure = stopped.what();
   }
   return record;
 }
@@ -219,9 +225,9 @@ void run_numerics_pass(const PlannedTrial& item, PassContext& context, Experimen
     result.numerics.push_back(measure_numerics(mode, *context.fresh_model(mode), context.trainer.options(),
                                                context.dataset, context.device, context.config.numerics.steps,
                                                context.fp32_model(context.initial), context.progress));
-    const auto& steps = result.numerics.back().steps;
-    spdlog::info("{} numerics pass: {} of the trial's optimizer steps measured", amp::to_string(mode),
-                 steps.size());
+    const auto& record = result.numerics.back();
+    spdlog::info("{} numerics pass: {} of the trial's optimizer steps measured{}", amp::to_string(mode),
+                 record.steps.size(), record.failure ? "; " + *record.failure : "");
   } catch (const std::exception& e) {
     NumericsRecord failed;
     failed.mode = mode;

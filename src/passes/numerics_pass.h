@@ -51,14 +51,17 @@ struct NumericsRecord {
   // Each linear layer against an fp32 copy of the model on the same batches (departure.h), in the order the
   // layers first ran.
   std::vector<LayerDeparture> departures;
-  std::optional<std::string> failure;  // the pass failed (an error's first line): no figures
+  // The pass failed (an error's first line): no figures; or it was stopped ("stopped by SIGTERM before step 5
+  // of 8", train::kStoppedBy): `steps` are those it measured before, with their figures.
+  std::optional<std::string> failure;
 };
 
 // Replays a trial of `mode` (one whose row has an observed_format) from `model` (fresh from the run's initial
 // state) with the trainer's options, data order and seed, outside any timed region, and measures `samples`
 // optimizer steps spread over the trial: each under a numerics::RangeObserver, its gradients and update read
 // after it; with `fp32_twin` (a model of the same architecture in fp32), each also against the twin given
-// the mode's weights at that step (departures). Its steps are shown in `progress`.
+// the mode's weights at that step (departures). Its steps are shown in `progress`. A stop request ends it
+// before its next step, the steps measured kept (NumericsRecord::failure).
 NumericsRecord measure_numerics(amp::PrecisionMode mode, models::Network& model,
                                 const TrainerOptions& options, const data::Dataset& dataset,
                                 const torch::Device& device, int64_t samples,

@@ -126,10 +126,23 @@ profile::ModeProfile profile_mode(amp::PrecisionMode mode, models::Network& mode
   return out;
 }
 
+profile::ProfileRecord profile_record(amp::PrecisionMode mode, profile::ModeProfile profiled,
+                                      int64_t planned_steps) {
+  profile::ProfileRecord record;
+  record.mode = mode;
+  if (StopRequest::requested() && profiled.steps < planned_steps) {
+    record.stopped = std::string(kStoppedBy) + StopRequest::signal_name() + " after " +
+                     std::to_string(profiled.steps) + " of " + std::to_string(planned_steps) +
+                     " profiled steps";
+    if (profiled.steps == 0) return record;
+  }
+  record.profile = std::move(profiled);
+  return record;
+}
+
 void run_profiled_pass(const PlannedTrial& item, PassContext& context, ExperimentResult& result) {
   const auto mode = item.mode;
   profile::ProfileRecord record;
-  record.mode = mode;
   const auto& profile = context.config.profile;
   spdlog::info("{} profiled pass: {} warm-up and {} profiled steps", amp::to_string(mode),
                profile.warmup_steps, profile.steps);
@@ -141,9 +154,12 @@ void run_profiled_pass(const PlannedTrial& item, PassContext& context, Experimen
   const auto start = std::chrono::steady_clock::now();
   try {
     auto model = context.fresh_model(mode);
-    record.profile = profile_mode(mode, *model, context.trainer.options(), context.dataset, context.device,
-                                  profile, trace, context.progress);
+    record = profile_record(mode,
+                            profile_mode(mode, *model, context.trainer.options(), context.dataset,
+                                         context.device, profile, trace, context.progress),
+                            profile.steps);
   } catch (const std::exception& e) {
+    record.mode = mode;
     record.failure = error_line(e);
     spdlog::error("{} profiled pass failed: {}", amp::to_string(mode), *record.failure);
   }

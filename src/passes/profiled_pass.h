@@ -10,6 +10,7 @@
 #include "models/network.h"
 #include "passes/pass_context.h"
 #include "profile/mode_profile.h"
+#include "profile/profile_record.h"
 #include "train/trainer_options.h"
 
 namespace ampbench::train {
@@ -24,6 +25,11 @@ profile::ModeProfile profile_mode(amp::PrecisionMode mode, models::Network& mode
                                   const TrainerOptions& options, const data::Dataset& dataset,
                                   const torch::Device& device, const config::ProfileConfig& profile,
                                   const std::filesystem::path& trace_path, Progress* progress = nullptr);
+
+// The record of a pass that profiled `profiled` (profile_mode's figures). A stop request ends the pass at a
+// step boundary: where it ended short of `planned_steps`, the record says where (ProfileRecord::stopped).
+profile::ProfileRecord profile_record(amp::PrecisionMode mode, profile::ModeProfile profiled,
+                                      int64_t planned_steps);
 
 // The pass (pass_context.h): item.mode's profiled pass into result.profiles, its trace into the context's
 // trace folder, an error recorded in it.

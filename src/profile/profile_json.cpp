@@ -5,7 +5,8 @@
 namespace ampbench::profile {
 namespace {
 
-nlohmann::json nullable(const std::optional<double>& value) {
+template <typename T>
+nlohmann::json nullable(const std::optional<T>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
@@ -74,11 +75,12 @@ nlohmann::json profiles_json(const std::vector<ProfileRecord>& profiles) {
   const auto* fp32 = fp32_profile(profiles);
   nlohmann::json out = nlohmann::json::array();
   for (const auto& record : profiles) {
-    nlohmann::json entry = {
-        {"mode", amp::to_string(record.mode)},
-        {"status", record.profile ? "ok" : "failed"},
-        {"detail", record.failure ? nlohmann::json(*record.failure) : nlohmann::json(nullptr)},
-        {"pass_seconds", record.wall_seconds}};
+    nlohmann::json entry = {{"mode", amp::to_string(record.mode)},
+                            {"status", record.failure   ? "failed"
+                                       : record.stopped ? "stopped"
+                                                        : "ok"},
+                            {"detail", nullable(record.failure ? record.failure : record.stopped)},
+                            {"pass_seconds", record.wall_seconds}};
     if (record.profile) entry.update(profile_json(*record.profile, fp32));
     out.push_back(std::move(entry));
   }

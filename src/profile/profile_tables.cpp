@@ -173,6 +173,10 @@ std::string profile_footnote(const std::vector<ProfileRecord>& profiles) {
       << util::format_number("%.1f", 100 * kMinRowShare)
       << "% of the step in every mode left out (all in report.json and "
       << "profile.csv); matrix FLOPs: products, convolutions and attention, counted once per op";
+  // A stopped pass's figures are the mean of fewer steps: say whose.
+  for (const auto& p : profiles) {
+    if (p.stopped && p.profile) out << "; " << amp::to_string(p.mode) << "'s pass " << *p.stopped;
+  }
   return out.str();
 }
 

@@ -7,6 +7,7 @@
 #include "numerics/formats.h"
 #include "render/departure_report.h"
 #include "report/json_values.h"
+#include "train/stop_request.h"
 #include "util/csv_cells.h"
 #include "util/csv_table.h"
 
@@ -50,7 +51,10 @@ std::optional<double> lost_share(const ParameterNumerics& p) {
   return p.updates_lost ? share(*p.updates_lost, p.updates) : std::nullopt;
 }
 
-bool measured(const NumericsRecord& r) { return !r.failure && !r.steps.empty(); }
+bool stopped(const NumericsRecord& r) { return r.failure && r.failure->starts_with(train::kStoppedBy); }
+
+// A stopped pass's steps measured before the stop keep their figures; an error leaves none.
+bool measured(const NumericsRecord& r) { return (!r.failure || stopped(r)) && !r.steps.empty(); }
 
 nlohmann::json range_json(const RangeFigures& r, c10::ScalarType format) {
   return {{"largest", optional_json(largest(r))},
@@ -209,8 +213,9 @@ std::string lost_text(const NumericsRecord& r) {
 
 std::string line_of(const NumericsRecord& r) {
   const auto mode = std::string(amp::to_string(r.mode));
-  if (r.failure) return mode + ": the numerics pass failed: " + *r.failure;
-  if (r.steps.empty()) return mode + ": the numerics pass measured no step";
+  if (r.failure && !stopped(r)) return mode + ": the numerics pass failed: " + *r.failure;
+  if (r.steps.empty())
+    return mode + ": the numerics pass measured no step" + (r.failure ? ": " + *r.failure : "");
   std::vector<std::string> steps;
   for (auto s : r.steps) steps.push_back(std::to_string(s));
   auto text = fmt::format("{} ({}) at step{} {}", mode, amp::dtype_name(r.format),
@@ -218,6 +223,7 @@ std::string line_of(const NumericsRecord& r) {
   if (!r.loss_scales.empty()) text += ", loss scale " + scales_text(r.loss_scales);
   std::vector<std::string> parts{headroom_text(r), underflow_text(r), lost_text(r)};
   std::erase(parts, std::string());
+  if (r.failure) parts.push_back("then " + *r.failure);
   return text + ": " + nonfinite_text(r) + util::join(parts, "; ");
 }
 

@@ -225,7 +225,8 @@ void fidelity_inconclusive(const ModeSummary& s, std::vector<Warning>& out) {
                                   "it; choose the tolerance the team needs"});
 }
 
-// The profiled pass: a mode whose pass failed, and a 16-bit mode whose matrix work mostly ran in fp32.
+// The profiled pass: a mode whose pass failed or was stopped, and a 16-bit mode whose matrix work mostly ran
+// in fp32 (read from the steps a stopped pass profiled too).
 void profile_findings(const RunReport& report, std::vector<Warning>& out) {
   for (const auto& p : report.measured.profiles) {
     if (p.failure) {
@@ -234,6 +235,12 @@ void profile_findings(const RunReport& report, std::vector<Warning>& out) {
                      "the timed figures stand; the error above is the profiled pass's own"});
       continue;
     }
+    if (p.stopped) {
+      out.push_back({WarningKind::interrupted, p.mode,
+                     mode_name(p.mode) + ": its profiled pass was " + *p.stopped,
+                     "rerun to measure what is missing"});
+    }
+    if (!p.profile) continue;
     const auto& share = p.profile->precision.low_precision_flop_share;
     if (!amp::recipe_of(p.mode).autocast || !share || *share >= kMinLowPrecisionFlopShare) continue;
     out.push_back(
