@@ -5,7 +5,7 @@ fp32 with its 95 % interval as a band, and peak memory per mode.
 Usage: scripts/plot_sweep.py SWEEP.json [--out DIR] [--format png|svg]
 Writes throughput.<fmt>, speedup.<fmt> and memory.<fmt> into DIR (default: the sweep's folder). With one
 swept key its values are the x axis (numbers to scale); with several, each point is a tick named by its
-settings. Points that did not run are left out.
+settings. Points that did not run are left out, and so is an emulated mode's throughput.
 Needs matplotlib (in the project's .venv: .venv/bin/python scripts/plot_sweep.py ...).
 """
 import argparse
@@ -85,7 +85,9 @@ def with_interval(ax, points, colour, label, key, band):
 def plot_throughput(sweep, path):
     fig, ax = plt.subplots(figsize=(7, 4))
     colour = colours(sweep)
-    for mode, points in series(sweep, lambda m: m["samples_per_second"]).items():
+    # An emulated mode's samples/s are the emulation's, not its format's: not drawn (sweep 3 says which).
+    rates = series(sweep, lambda m: None if m.get("emulated", False) else m["samples_per_second"])
+    for mode, points in rates.items():
         with_interval(ax, points, colour[mode], mode, "samples_per_second_interval_95", band=False)
     finish(ax, sweep, "samples/s (median, 95 % interval)", "Throughput per mode", path)
 

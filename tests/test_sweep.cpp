@@ -210,11 +210,11 @@ TEST(Sweep, TheReportFilesCarryEveryPointAndModeAndNameTheMissingOnes) {
   EXPECT_TRUE(doc["points"][1]["run_folder"].is_null());
   const auto csv = ampbench::sweep::to_csv(report);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "point,/train/batch_size,status,mode,trials,samples_per_second,samples_per_second_low,"
+            "point,/train/batch_size,status,mode,emulated,trials,samples_per_second,samples_per_second_low,"
             "samples_per_second_high,speedup_vs_fp32,speedup_low,speedup_high,peak_bytes,activation_bytes,"
             "fidelity,fixed_share");
-  EXPECT_NE(csv.find("\n1,8,finished,bf16,2,80,,,0.8,0.7,0.9,0,,,\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("\n2,16,missing,,,,,,,,,,,,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1,8,finished,bf16,false,2,80,,,0.8,0.7,0.9,0,,,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n2,16,missing,,,,,,,,,,,,,\n"), std::string::npos) << csv;
   const auto console = ampbench::sweep::to_console(report);
   EXPECT_NE(console.find("partial sweep: not finished: 2 (/train/batch_size=16, missing)"),
             std::string::npos);
@@ -252,7 +252,8 @@ TEST(Sweep, ABatchSizeSweepFitsEachModesFixedAndPerSampleCost) {
 }
 
 // An emulated mode's time is the emulation's: the same trials that give fp32 its fit give it none, a line
-// says why, and sweep.json marks it at each point (read back as it was written).
+// says why, sweep.json and sweep.csv mark it at each point (read back as it was written), and the table
+// prints no samples/s of its.
 TEST(Sweep, AnEmulatedModeGetsNoStepCostFitAndSaysWhy) {
   auto all = points({{1.0, std::nullopt}, {1.0, std::nullopt}, {1.0, std::nullopt}});
   for (auto& point : all) {
@@ -274,6 +275,11 @@ TEST(Sweep, AnEmulatedModeGetsNoStepCostFitAndSaysWhy) {
   EXPECT_EQ(doc["points"][2]["modes"][1]["emulated"], true);
   EXPECT_EQ(doc["points"][2]["modes"][0]["emulated"], false);
   EXPECT_EQ(ampbench::sweep::to_json(ampbench::sweep::read_sweep_report(doc, "s")), doc);
+  const auto csv = ampbench::sweep::to_csv(report);
+  EXPECT_NE(csv.find("\n3,32,finished,mxfp8,true,2,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n3,32,finished,fp32,false,2,"), std::string::npos) << csv;
+  const auto table = ampbench::sweep::to_markdown(report);
+  EXPECT_NE(table.find("| 3 | 32 | finished | mxfp8 | emulated |"), std::string::npos) << table;
 }
 
 // A point's trials share a process and a stretch of time: the fit is over the points' median step times, so

@@ -134,7 +134,9 @@ util::TextRows table_of(const SweepReport& report) {
       row.insert(row.end(), 6, "-");  // mode and its figures
     } else {
       row.push_back(std::string(amp::to_string(f->mode)));
-      row.push_back(interval_text(f->samples_per_second, f->throughput_interval, "%.1f"));
+      // The emulation's samples/s are no speed of the format's: the run's table says so too.
+      row.push_back(f->emulated ? "emulated"
+                                : interval_text(f->samples_per_second, f->throughput_interval, "%.1f"));
       // fp32 is the baseline: 1.00x by definition.
       row.push_back(f->mode == amp::PrecisionMode::fp32 ? "1.00x" : speedup_text(*f));
       row.push_back(mib_text(f->peak_bytes));
@@ -200,6 +202,7 @@ std::string to_csv(const SweepReport& report) {
   util::CsvColumns<Row> rest{
       {"status", [](const Row& r) { return std::string(to_string(r.point->status)); }},
       {"mode", figure([](F f) { return std::string(amp::to_string(f.mode)); })},
+      {"emulated", figure([](F f) { return std::string(f.emulated ? "true" : "false"); })},
       {"trials", figure([](F f) { return std::to_string(f.trials); })},
       {"samples_per_second", figure([](F f) { return util::optional_cell(f.samples_per_second); })},
       {"samples_per_second_low",
