@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 #include <c10/core/Layout.h>
 #include <c10/core/MemoryFormat.h>
@@ -14,5 +15,8 @@ namespace ampbench::models {
 std::optional<c10::ScalarType> scalar_type_of(int64_t serialized);
 std::optional<c10::Layout> layout_of(int64_t serialized);
 std::optional<c10::MemoryFormat> memory_format_of(int64_t serialized);
+
+// How a node's target names a higher-order op (torch.ops.higher_order.wrap_with_autocast, ...).
+inline constexpr std::string_view kHigherOrderPrefix = "torch.ops.higher_order.";
 
 }  // namespace ampbench::models

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <optional>
 
+#include "models/export_enums.h"
+
 namespace ampbench::models {
 namespace {
 
@@ -12,7 +14,6 @@ using nlohmann::json;
 using Sizes = std::vector<int64_t>;
 
 constexpr std::string_view kAtenPrefix = "torch.ops.aten.";
-constexpr std::string_view kHigherOrderPrefix = "torch.ops.higher_order.";
 
 double numel(const Sizes& sizes) {
   return std::accumulate(sizes.begin(), sizes.end(), 1.0, [](double a, int64_t b) { return a * double(b); });

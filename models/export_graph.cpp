@@ -15,7 +15,6 @@ using nlohmann::json;
 using util::InputError;
 
 constexpr std::string_view kOpPrefix = "torch.ops.";
-constexpr std::string_view kHigherOrderPrefix = "torch.ops.higher_order.";
 
 // What a node's error line calls it: its name and op.
 std::string node_label(const GraphNode& node) {

@@ -7,7 +7,7 @@ namespace {
 
 namespace F = torch::nn::functional;
 
-torch::nn::Linear linear(int64_t in, int64_t out) {
+torch::nn::Linear linear_without_bias(int64_t in, int64_t out) {
   return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
 }
 
@@ -34,10 +34,10 @@ GroupedQueryAttentionImpl::GroupedQueryAttentionImpl(const LlamaOptions& o)
     : n_head_(o.n_head()),
       n_kv_head_(o.n_kv_head()),
       head_dim_(o.head_dim()),
-      query_(register_module("query", linear(o.d_model(), o.n_head() * o.head_dim()))),
-      key_(register_module("key", linear(o.d_model(), o.n_kv_head() * o.head_dim()))),
-      value_(register_module("value", linear(o.d_model(), o.n_kv_head() * o.head_dim()))),
-      output_(register_module("output", linear(o.n_head() * o.head_dim(), o.d_model()))) {}
+      query_(register_module("query", linear_without_bias(o.d_model(), o.n_head() * o.head_dim()))),
+      key_(register_module("key", linear_without_bias(o.d_model(), o.n_kv_head() * o.head_dim()))),
+      value_(register_module("value", linear_without_bias(o.d_model(), o.n_kv_head() * o.head_dim()))),
+      output_(register_module("output", linear_without_bias(o.n_head() * o.head_dim(), o.d_model()))) {}
 
 torch::Tensor GroupedQueryAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& cos,
                                                  const torch::Tensor& sin) {
@@ -63,9 +63,9 @@ LlamaBlockImpl::LlamaBlockImpl(const LlamaOptions& o)
     : attention_norm_(register_module("attention_norm", RmsNorm(o.d_model(), o.norm_eps()))),
       mlp_norm_(register_module("mlp_norm", RmsNorm(o.d_model(), o.norm_eps()))),
       attention_(register_module("attention", GroupedQueryAttention(o))),
-      gate_(register_module("gate", linear(o.d_model(), o.d_mlp()))),
-      up_(register_module("up", linear(o.d_model(), o.d_mlp()))),
-      down_(register_module("down", linear(o.d_mlp(), o.d_model()))) {}
+      gate_(register_module("gate", linear_without_bias(o.d_model(), o.d_mlp()))),
+      up_(register_module("up", linear_without_bias(o.d_model(), o.d_mlp()))),
+      down_(register_module("down", linear_without_bias(o.d_mlp(), o.d_model()))) {}
 
 torch::Tensor LlamaBlockImpl::forward(torch::Tensor x, const torch::Tensor& cos, const torch::Tensor& sin) {
   x = x + attention_->forward(attention_norm_->forward(x), cos, sin);
@@ -80,7 +80,7 @@ LlamaImpl::LlamaImpl(const LlamaOptions& o) {
   for (int64_t i = 0; i < o.n_layer(); ++i) blocks_->push_back(LlamaBlock(o));
   register_module("blocks", blocks_);
   norm_ = register_module("norm", RmsNorm(o.d_model(), o.norm_eps()));
-  if (!o.tie_embeddings()) lm_head_ = register_module("lm_head", linear(o.d_model(), o.vocab()));
+  if (!o.tie_embeddings()) lm_head_ = register_module("lm_head", linear_without_bias(o.d_model(), o.vocab()));
   // The rotary tables, computed once in fp32 (Hugging Face computes the same products on each call):
   // position p, frequency i: angle p * theta^(-2i / head_dim), each angle used for both halves.
   const int64_t d = o.head_dim();

@@ -1,12 +1,12 @@
 #include "compare/compare.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "amp/precision_mode.h"
 #include "compare/compare_reader.h"
 #include "measure/equivalence.h"
 #include "util/enum_names.h"
+#include "util/text_table.h"
 
 namespace ampbench::compare {
 namespace {
@@ -16,12 +16,6 @@ constexpr util::EnumNames<ChangeVerdict, 5> kVerdictNames{{{ChangeVerdict::ok, "
                                                            {ChangeVerdict::within_noise, "within_noise"},
                                                            {ChangeVerdict::unjudged, "unjudged"},
                                                            {ChangeVerdict::emulated, "emulated"}}};
-
-std::string format(const char* pattern, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, pattern, value);
-  return text;
-}
 
 ChangeVerdict judge(const Change& c, bool exact) {
   if (c.change <= c.limit.value) return ChangeVerdict::ok;
@@ -107,12 +101,15 @@ void judge_mode(const ModeFigures& a, const ModeFigures& b, const Comparison& in
     m.speed.verdict = ChangeVerdict::emulated;
   } else {
     record(m, m.speed,
-           describe(format("%.1f%% slower", 100.0 * m.speed.change), m.speed, percent_text, "trials"));
+           describe(util::format_number("%.1f%% slower", 100.0 * m.speed.change), m.speed, percent_text,
+                    "trials"));
   }
   record(m, m.memory,
-         describe(format("peak memory %.1f%% higher", 100.0 * m.memory.change), m.memory, percent_text, ""));
+         describe(util::format_number("peak memory %.1f%% higher", 100.0 * m.memory.change), m.memory,
+                  percent_text, ""));
   record(m, m.val_loss,
-         describe(format("val loss up by %.4f", m.val_loss.change), m.val_loss, loss_text, "seeds"));
+         describe(util::format_number("val loss up by %.4f", m.val_loss.change), m.val_loss, loss_text,
+                  "seeds"));
 }
 
 // A mode BASE has figures for and NEW has none: a regression, whatever the limits.
@@ -145,8 +142,8 @@ void check_same_experiment(const ReportFigures& a, const ReportFigures& b, const
 
 std::string_view to_string(ChangeVerdict verdict) { return util::name_of(kVerdictNames, verdict); }
 
-std::string percent_text(double fraction) { return format("%+.1f%%", 100.0 * fraction); }
-std::string loss_text(double value) { return format("%+.4f", value); }
+std::string percent_text(double fraction) { return util::format_number("%+.1f%%", 100.0 * fraction); }
+std::string loss_text(double value) { return util::format_number("%+.4f", value); }
 
 std::string limit_text(ChangeShown show, double value) {
   auto text = show(value);

@@ -1,6 +1,5 @@
 #include "compare/compare_render.h"
 
-#include <cstdio>
 #include <sstream>
 
 #include "util/text_table.h"
@@ -9,19 +8,13 @@ namespace ampbench::compare {
 
 namespace {
 
-std::string format(const char* pattern, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, pattern, value);
-  return text;
-}
-
 std::string change_cell(const Change& c, ChangeShown show) {
   std::string text = show(c.change);
   if (c.interval) text += " [" + show(c.interval->low) + ", " + show(c.interval->high) + "]";
   return text;
 }
 
-std::string mebibytes(double bytes) { return format("%.1f MiB", bytes / 1048576.0); }
+std::string mebibytes(double bytes) { return util::format_number("%.1f MiB", bytes / 1048576.0); }
 
 std::string verdict_cell(const Change& c) { return std::string(to_string(c.verdict)); }
 
@@ -32,14 +25,16 @@ util::TextRows rows(const Comparison& c) {
   const std::string regression(to_string(ChangeVerdict::regression));
   for (const auto& m : c.modes) {
     if (m.unfinished_in_new) {
-      out.push_back({m.mode, format("%.1f", m.speed.base), "-", "-", regression, mebibytes(m.memory.base),
-                     "-", "-", "-", format("%.4f", m.val_loss.base), "-", "-", "-"});
+      out.push_back({m.mode, util::format_number("%.1f", m.speed.base), "-", "-", regression,
+                     mebibytes(m.memory.base), "-", "-", "-", util::format_number("%.4f", m.val_loss.base),
+                     "-", "-", "-"});
       continue;
     }
-    out.push_back({m.mode, format("%.1f", m.speed.base), format("%.1f", m.speed.next),
-                   change_cell(m.speed, percent_text), verdict_cell(m.speed), mebibytes(m.memory.base),
-                   mebibytes(m.memory.next), m.memory.base > 0 ? percent_text(m.memory.change) : "-",
-                   verdict_cell(m.memory), format("%.4f", m.val_loss.base), format("%.4f", m.val_loss.next),
+    out.push_back({m.mode, util::format_number("%.1f", m.speed.base),
+                   util::format_number("%.1f", m.speed.next), change_cell(m.speed, percent_text),
+                   verdict_cell(m.speed), mebibytes(m.memory.base), mebibytes(m.memory.next),
+                   m.memory.base > 0 ? percent_text(m.memory.change) : "-", verdict_cell(m.memory),
+                   util::format_number("%.4f", m.val_loss.base), util::format_number("%.4f", m.val_loss.next),
                    change_cell(m.val_loss, loss_text), verdict_cell(m.val_loss)});
   }
   return out;

@@ -22,7 +22,7 @@ struct NodeStart : at::ObserverContext {
   int outer_depth = 0;
 };
 
-struct OpStart : at::ObserverContext {
+struct RangeOpStart : at::ObserverContext {
   SiteTracker::Start where;
   bool outermost = false;
   std::vector<at::Tensor> inputs;
@@ -76,10 +76,10 @@ struct Pending {
   }
 };
 
-class ObserverState {
+class RangeObserverState {
  public:
-  ObserverState(const std::vector<std::pair<std::string, torch::Tensor>>& parameters, c10::ScalarType format,
-                std::optional<double> loss_scale)
+  RangeObserverState(const std::vector<std::pair<std::string, torch::Tensor>>& parameters,
+                     c10::ScalarType format, std::optional<double> loss_scale)
       : sites_(parameters), format_(format), loss_scale_(loss_scale) {}
 
   std::unique_ptr<at::ObserverContext> start(const at::RecordFunction& fn);
@@ -109,10 +109,10 @@ class ObserverState {
   std::optional<std::string> error_;
 };
 
-ObserverState* g_state = nullptr;
+RangeObserverState* g_range_state = nullptr;
 thread_local int t_depth = 0;  // the ops running on this thread, nested
 
-std::unique_ptr<at::ObserverContext> ObserverState::start(const at::RecordFunction& fn) {
+std::unique_ptr<at::ObserverContext> RangeObserverState::start(const at::RecordFunction& fn) {
   const bool engine_step = is_engine_step(fn);
   if (engine_step || fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
     engine_step ? enter_engine_step() : enter_backward_node(fn);
@@ -120,7 +120,7 @@ std::unique_ptr<at::ObserverContext> ObserverState::start(const at::RecordFuncti
     node->outer_depth = std::exchange(t_depth, 0);
     return node;
   }
-  auto start = std::make_unique<OpStart>();
+  auto start = std::make_unique<RangeOpStart>();
   start->outermost = ++t_depth == 1;
   start->inputs = tensors_in(fn.inputs());
   std::lock_guard lock(mutex_);
@@ -130,21 +130,21 @@ std::unique_ptr<at::ObserverContext> ObserverState::start(const at::RecordFuncti
   return start;
 }
 
-std::string ObserverState::label_now(const SiteTracker::Start& where, Phase phase) const {
+std::string RangeObserverState::label_now(const SiteTracker::Start& where, Phase phase) const {
   if (phase != Phase::backward) return label_of(where.site, phase);
   const auto node = current_backward_node();
   const auto found = node ? forward_labels_.find(node->second) : forward_labels_.end();
   return found == forward_labels_.end() ? "(other)" : found->second;
 }
 
-void ObserverState::end(const at::RecordFunction& fn, at::ObserverContext* context) {
+void RangeObserverState::end(const at::RecordFunction& fn, at::ObserverContext* context) {
   const bool engine_step = is_engine_step(fn);
   if (engine_step || fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
     engine_step ? leave_engine_step() : leave_backward_node();
     if (context) t_depth = static_cast<NodeStart*>(context)->outer_depth;
     return;
   }
-  auto* start = static_cast<OpStart*>(context);
+  auto* start = static_cast<RangeOpStart*>(context);
   if (!start) return;
   --t_depth;
   const auto phase = current_phase();
@@ -163,7 +163,7 @@ void ObserverState::end(const at::RecordFunction& fn, at::ObserverContext* conte
   }
 }
 
-void ObserverState::count(const std::string& label, bool forward, const at::Tensor& result) {
+void RangeObserverState::count(const std::string& label, bool forward, const at::Tensor& result) {
   auto [entry, added] = pending_.try_emplace(label);
   if (added) order_.push_back(label);
   auto& pending = forward ? entry->second.first : entry->second.second;
@@ -171,7 +171,7 @@ void ObserverState::count(const std::string& label, bool forward, const at::Tens
   pending.elements += result.numel();
 }
 
-std::vector<LayerRanges> ObserverState::layers() const {
+std::vector<LayerRanges> RangeObserverState::layers() const {
   std::lock_guard lock(mutex_);
   std::vector<LayerRanges> out;
   for (const auto& label : order_) {
@@ -181,26 +181,26 @@ std::vector<LayerRanges> ObserverState::layers() const {
   return out;
 }
 
-std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
+std::unique_ptr<at::ObserverContext> on_range_start(const at::RecordFunction& fn) {
   at::DisableRecordFunctionGuard unobserved;
   torch::NoGradGuard no_grad;
-  if (!g_state) return nullptr;
+  if (!g_range_state) return nullptr;
   try {
-    return g_state->start(fn);
+    return g_range_state->start(fn);
   } catch (const std::exception& e) {
-    g_state->fail(error_line(e));
+    g_range_state->fail(error_line(e));
     return nullptr;
   }
 }
 
-void on_end(const at::RecordFunction& fn, at::ObserverContext* context) {
+void on_range_end(const at::RecordFunction& fn, at::ObserverContext* context) {
   at::DisableRecordFunctionGuard unobserved;
   torch::NoGradGuard no_grad;
-  if (!g_state) return;
+  if (!g_range_state) return;
   try {
-    g_state->end(fn, context);
+    g_range_state->end(fn, context);
   } catch (const std::exception& e) {
-    g_state->fail(error_line(e));
+    g_range_state->fail(error_line(e));
   }
 }
 
@@ -232,21 +232,22 @@ RangeObserver::RangeObserver(const std::vector<std::pair<std::string, torch::Ten
                              c10::ScalarType format, std::optional<double> loss_scale) {
   if (observing()) throw std::logic_error("RangeObserver: another observer is active");
   if (!smallest_normal(format)) throw std::invalid_argument("RangeObserver: not a floating format");
-  g_state = new ObserverState(parameters, format, loss_scale);
+  g_range_state = new RangeObserverState(parameters, format, loss_scale);
   t_depth = 0;
-  handle_ = install_observer(on_start, on_end, "RangeObserver");
+  handle_ = install_observer(on_range_start, on_range_end, "RangeObserver");
 }
 
 RangeObserver::~RangeObserver() {
   remove_observer(handle_);
-  delete g_state;
-  g_state = nullptr;
+  delete g_range_state;
+  g_range_state = nullptr;
 }
 
 std::vector<LayerRanges> RangeObserver::layers() const {
   at::DisableRecordFunctionGuard unobserved;  // its read-back is not the model's
-  if (const auto error = g_state->error()) throw std::runtime_error("while observing a step: " + *error);
-  return g_state->layers();
+  if (const auto error = g_range_state->error())
+    throw std::runtime_error("while observing a step: " + *error);
+  return g_range_state->layers();
 }
 
 }  // namespace ampbench::numerics

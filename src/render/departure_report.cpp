@@ -13,11 +13,6 @@ namespace {
 // The layers a line names.
 constexpr size_t kLayersNamed = 3;
 
-std::optional<double> share(int64_t part, int64_t whole) {
-  if (whole <= 0) return std::nullopt;
-  return double(part) / double(whole);
-}
-
 std::optional<double> relative_error(const amp::OperandFigures& f) {
   if (!(f.squares > 0)) return std::nullopt;
   return std::sqrt(f.error_squares / f.squares);

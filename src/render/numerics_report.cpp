@@ -19,10 +19,6 @@ using numerics::RangeFigures;
 using train::NumericsRecord;
 using train::ParameterNumerics;
 
-std::optional<double> share(int64_t count, int64_t of) {
-  return of > 0 ? std::optional<double>(double(count) / double(of)) : std::nullopt;
-}
-
 std::optional<double> largest(const RangeFigures& r) {
   return r.elements > 0 ? std::optional<double>(r.largest) : std::nullopt;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -16,6 +17,11 @@ nlohmann::json optional_json(const std::optional<T>& value) {
 // A text, or null when it is empty.
 inline nlohmann::json text_or_null(const std::string& text) {
   return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
+}
+
+// part / whole, or nothing (null in a report) where there is no whole to take a share of.
+inline std::optional<double> share(int64_t part, int64_t whole) {
+  return whole > 0 ? std::optional<double>(double(part) / double(whole)) : std::nullopt;
 }
 
 }  // namespace ampbench::report
