@@ -57,6 +57,8 @@ inline std::vector<fs::path> reports_under(const fs::path& dir) {
   return out;
 }
 
+inline nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_file(path)); }
+
 inline size_t line_count(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
 
 class Cli : public TempDirTest {

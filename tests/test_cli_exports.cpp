@@ -6,8 +6,6 @@
 namespace ampbench::testing {
 namespace {
 
-nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_file(path)); }
-
 class CliExports : public Cli {
  protected:
   // jsonschema's verdict on `document` against tests/formats/`schema`: empty when valid.

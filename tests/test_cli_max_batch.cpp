@@ -5,8 +5,6 @@
 namespace ampbench::testing {
 namespace {
 
-nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_file(path)); }
-
 TEST_F(Cli, MaxBatchReportsEachModesLargestBatchAndItsRunThereInEveryFormat) {
   const auto config = write_config(tiny_config()).string();
   auto result =

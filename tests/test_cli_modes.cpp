@@ -15,8 +15,6 @@ namespace {
 
 using amp::PrecisionMode;
 
-nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_file(path)); }
-
 class EveryModeCli : public Cli, public ::testing::WithParamInterface<PrecisionMode> {};
 
 TEST_P(EveryModeCli, ATinyRunSweepAndMaxBatchWriteReportsTheirSchemasAccept) {

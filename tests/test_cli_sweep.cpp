@@ -19,8 +19,6 @@ fs::path sweep_folder(const std::vector<fs::path>& folders) {
   return folders.empty() ? fs::path() : folders.front();
 }
 
-nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_file(path)); }
-
 // The shipped mlp.json, as a user sweeps it (one epoch, to keep the suite short).
 TEST_F(Cli, ASweepRunsEachPointIntoItsFolderAndReportsTheirOwnFigures) {
   auto doc = nlohmann::json::parse(read_file(fs::path(source_dir()) / "configs" / "mlp.json"));

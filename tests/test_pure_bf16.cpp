@@ -6,10 +6,13 @@
 #include "amp/weight_format.h"
 #include "config/experiment_config.h"
 #include "config/memory_estimate.h"
+#include "experiment_runs.h"
 #include "mode_families.h"
 #include "passes/experiment.h"
 #include "report/analysis.h"
 #include "report/summary.h"
+
+using ampbench::testing::run_on_cpu;
 
 namespace {
 
@@ -31,10 +34,6 @@ nlohmann::json pure_config(double lr, int epochs = 2) {
           {"device", "cpu"}};
 }
 
-ampbench::train::ExperimentResult run(const nlohmann::json& doc) {
-  return ampbench::train::Experiment(ampbench::config::parse_experiment_config(doc), torch::kCPU).run();
-}
-
 const ampbench::train::TrialRecord& trial_of(const ampbench::train::ExperimentResult& r, PrecisionMode mode) {
   for (const auto& t : r.trials)
     if (t.mode == mode) return t;
@@ -54,7 +53,7 @@ double static_ratio(const ampbench::train::ExperimentResult& r, PrecisionMode mo
 }  // namespace
 
 TEST(PureBf16, TrainsInBf16FromTheSameStateWithHalfTheStaticMemory) {
-  const auto r = run(pure_config(1e-3));
+  const auto r = run_on_cpu(pure_config(1e-3));
   ASSERT_FALSE(ampbench::testing::audited_modes().empty());
   for (auto mode : ampbench::testing::audited_modes()) {
     SCOPED_TRACE(std::string(ampbench::amp::to_string(mode)));
@@ -85,7 +84,7 @@ TEST(PureBf16, TheWorkingCopiesOfAnUnroundedUpdateStayAFewPercentOfTheStaticMemo
   doc["data"]["synthetic"]["train_samples"] = 64;
   doc["train"]["batch_size"] = 4;
   doc["precision"]["modes"] = {"bf16-pure", "bf16-pure-sr", "bf16-pure-kahan"};
-  const auto r = run(doc);
+  const auto r = run_on_cpu(doc);
   const auto& nearest = trial_of(r, PrecisionMode::bf16_pure).memory;
   for (auto mode : {PrecisionMode::bf16_pure_sr, PrecisionMode::bf16_pure_kahan}) {
     SCOPED_TRACE(std::string(ampbench::amp::to_string(mode)));
@@ -98,7 +97,7 @@ TEST(PureBf16, TheWorkingCopiesOfAnUnroundedUpdateStayAFewPercentOfTheStaticMemo
 TEST(PureBf16, StochasticRoundingRepeatsForTheRunsSeed) {
   auto doc = pure_config(1e-3, 1);
   doc["precision"]["modes"] = {"bf16-pure-sr"};
-  const auto a = run(doc), b = run(doc);
+  const auto a = run_on_cpu(doc), b = run_on_cpu(doc);
   EXPECT_EQ(a.trials.at(0).epochs.back().val_loss, b.trials.at(0).epochs.back().val_loss);
   EXPECT_EQ(audit_of(a, PrecisionMode::bf16_pure_sr).lost, audit_of(b, PrecisionMode::bf16_pure_sr).lost);
 }
@@ -108,7 +107,7 @@ TEST(PureBf16, APlantedStagnationLosesRoundToNearestsUpdatesButNotStochasticRoun
   // 2^-11): at lr 5e-5 nearly every update is below half an ulp and round-to-nearest drops it.
   auto doc = pure_config(5e-5, 3);
   doc["train"]["optimizer"]["weight_decay"] = 0.0;
-  const auto r = run(doc);
+  const auto r = run_on_cpu(doc);
   const auto& nearest = audit_of(r, PrecisionMode::bf16_pure);
   const auto& stochastic = audit_of(r, PrecisionMode::bf16_pure_sr);
   const auto& kahan = audit_of(r, PrecisionMode::bf16_pure_kahan);
@@ -157,7 +156,7 @@ TEST(PureBf16, TheStaticMemoryCountedFromTheOptionsIsWhatTheAllocatorMeasures) {
       {"device", "cpu"}};
   const auto config = ampbench::config::parse_experiment_config(doc);
   const auto counted = ampbench::config::estimate_memory(config).static_bytes;
-  const auto r = run(doc);
+  const auto r = run_on_cpu(doc);
   for (const auto& [mode, bytes] : counted) {
     SCOPED_TRACE(std::string(ampbench::amp::to_string(mode)));
     const auto measured = double(*trial_of(r, mode).memory.static_bytes);
@@ -218,7 +217,7 @@ TEST(PureBf16, ATrialRecordsTheFusedKernelItsStepsWentAroundAndOnlyThen) {
   auto doc = pure_config(1e-3, 1);
   doc["train"]["optimizer"] = {{"type", "sgd"}, {"lr", 0.01}};
   doc["precision"]["modes"] = {"fp32", "bf16-pure"};
-  const auto r = run(doc);
+  const auto r = run_on_cpu(doc);
   // The kernel's own answer, asked apart from the trial: zero bf16 weights stepped by a gradient of ones.
   auto weights = torch::zeros({300}, torch::kBFloat16);
   at::_fused_sgd_({weights}, {torch::ones_like(weights)}, {}, 0.0, 0.0, 0.1, 0.0, false, false, false,

@@ -22,6 +22,8 @@
 #include "train/classification_loss.h"
 #include "train/trainer.h"
 
+using ampbench::testing::run_on_cpu;
+
 namespace {
 
 // fp16 on a tiny MLP: 64 samples in batches of 8 make 8 steps an epoch. With a small initial scale no
@@ -43,10 +45,6 @@ nlohmann::json fp16_config(int64_t accumulation_steps, double init_scale) {
 
 using ampbench::train::TrialRecord;
 using ampbench::train::TrialStatus;
-
-ampbench::train::ExperimentResult run(const nlohmann::json& doc) {
-  return ampbench::train::Experiment(ampbench::config::parse_experiment_config(doc), torch::kCPU).run();
-}
 
 // One fp16 trial on its own: the Trainer without an Experiment around it.
 TrialRecord train_alone(const ampbench::config::ExperimentConfig& config,
@@ -105,8 +103,8 @@ TEST(Trainer, AccumulatingTwoHalfBatchesTrainsLikeOneWholeBatch) {
     doc["train"]["optimizer"] = {{"type", "sgd"}, {"lr", 0.5}, {"momentum", 0.0}};
     return doc;
   };
-  auto whole = run(config_with(8, 1)).trials.at(0).epochs.at(0);
-  auto halves = run(config_with(4, 2)).trials.at(0).epochs.at(0);
+  auto whole = run_on_cpu(config_with(8, 1)).trials.at(0).epochs.at(0);
+  auto halves = run_on_cpu(config_with(4, 2)).trials.at(0).epochs.at(0);
   EXPECT_NEAR(halves.val_loss, whole.val_loss, 1e-5);
   EXPECT_NEAR(halves.train_loss, whole.train_loss, 1e-5);  // the mean of the halves' means
 }
@@ -134,7 +132,7 @@ TEST(Trainer, StaticMemoryIsWeightsGradientsAndMomentumTheSameInEveryMode) {
   doc["model"]["options"] = {{"width", 512}, {"depth", 2}};
   doc["train"] = {{"epochs", 1}, {"batch_size", 16}, {"optimizer", {{"type", "sgd"}, {"momentum", 0.9}}}};
   doc["precision"] = {{"modes", {"fp32", "fp16", "bf16"}}};
-  auto report = run(doc);
+  auto report = run_on_cpu(doc);
   const int64_t parameters = (8 * 512 + 512) + (512 * 512 + 512) + (512 * 3 + 3);
   const int64_t weights_gradients_momentum = 3 * parameters * 4;
   for (const auto& trial : report.trials) {
@@ -159,7 +157,7 @@ TEST(Trainer, TheEstimatedTrainingStateIsTheMeasuredStaticMemory) {
     doc["train"] = {{"epochs", 1}, {"batch_size", 16}, {"optimizer", optimizer}};
     doc["precision"] = {{"modes", {"fp32"}}};
     const auto estimate = ampbench::config::estimate_memory(ampbench::config::parse_experiment_config(doc));
-    const auto measured = run(doc).trials.at(0).memory.static_bytes;
+    const auto measured = run_on_cpu(doc).trials.at(0).memory.static_bytes;
     ASSERT_TRUE(measured);
     EXPECT_GE(double(*measured), estimate.training_bytes);
     EXPECT_LT(double(*measured), estimate.training_bytes + 64 * 1024);
@@ -354,7 +352,7 @@ TEST(Trainer, ChannelsLastTrainsAResNetToTheSameLossAsContiguous) {
         {"train", {{"epochs", 1}, {"batch_size", 8}, {"channels_last", channels_last}}},
         {"precision", {{"modes", {"fp32"}}}},
         {"device", "cpu"}};
-    return run(doc).trials.at(0);
+    return run_on_cpu(doc).trials.at(0);
   };
   auto nchw = resnet(false), nhwc = resnet(true);
   EXPECT_FALSE(nchw.channels_last);
