@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/venv: clones at the same requirements share one venv outside them; a requirements change, or
 # another python3, gets a venv of its own; AMPBENCH_VENV_CACHE=0 keeps it in the clone; a venv already in
-# place is kept; a link to a removed venv is remade; venvs unused for 30 days go when a new one is made.
+# place is kept; a link to a removed venv is remade; venvs unused for 30 days go when a new one is made, each
+# under its lock, and a use through an existing link counts.
 # A stand-in python3 makes each "venv" (a bin/python) in an instant.
 # shellcheck source=tests/preamble.sh
 source "$(dirname "${BASH_SOURCE[0]}")/preamble.sh"
@@ -51,10 +52,16 @@ rm -rf "$(target two)"
 venv two
 [[ -x $out/two/.venv/bin/python ]] || fail "a link to a removed venv was not remade"
 
-# A venv whose last use was 40 days ago goes when a new one is made; one used today stays.
-mkdir -p "$out/cache/.venv-stale/bin"
-touch -d '40 days ago' "$out/cache/.venv-stale.used"
+# A venv whose last use was 40 days ago goes when a new one is made; one used today stays, through a link
+# made 40 days ago too; one whose lock another set-up holds stays.
+mkdir -p "$out/cache/.venv-stale/bin" "$out/cache/.venv-locked/bin"
+touch -d '40 days ago' "$out/cache/.venv-stale.used" "$out/cache/.venv-locked.used" "$(target one).used"
+venv one
+exec 7>"$out/cache/.venv-locked.lock"
+flock 7
 clone newest 2.15.0 && venv newest
 [[ ! -e $out/cache/.venv-stale && ! -e $out/cache/.venv-stale.used ]] || fail "a venv unused for 40 days was kept"
-[[ -x $(target one)/bin/python ]] || fail "a venv in use was removed"
+[[ -x $(target one)/bin/python ]] || fail "a venv in use through an old link was removed"
+[[ -d $out/cache/.venv-locked ]] || fail "a venv was removed while another set-up held its lock"
+exec 7>&-
 echo "venv_test: ok"
