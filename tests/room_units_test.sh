@@ -2,7 +2,8 @@
 # The room units (cmake/RoomUnits.cmake) of a build folder name their sources by their path from the checkout's
 # root, never by an absolute path (which would make a clone in another folder miss the compiler cache), and
 # every source of src/ and models/ is compiled once: in one unit, or alone (compile_commands.json), or,
-# for a flavour's stand-in (`*_none.cpp`, `*_cuda.cpp`), its twin is.
+# for a flavour's stand-in (`*_none.cpp`, `*_cuda.cpp`), its twin is. A test file is compiled once at most
+# (the Python parity tests are left out of a build without PyTorch-Python).
 # Usage: room_units_test.sh BUILD_DIR
 # shellcheck source=tests/preamble.sh
 source "$(dirname "${BASH_SOURCE[0]}")/preamble.sh"
@@ -11,7 +12,7 @@ import collections, json, pathlib, sys
 
 root, build = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 problems, compiled = [], collections.Counter()
-units = sorted(build.glob("units/*/*.cpp"))
+units = sorted(build.glob("**/units/*/*.cpp"))
 if not units:
     problems.append(f"no room units under {build}/units")
 for unit in units:
@@ -35,6 +36,8 @@ for source in sorted(p for folder in ("src", "models") for p in (root / folder).
         continue
     if count != 1:
         problems.append(f"{name}: compiled {count} times")
+problems += [f"{name}: compiled {n} times" for name, n in sorted(compiled.items())
+             if name.startswith("tests/") and n > 1]
 print("\n".join(problems) or f"room_units_test: ok ({len(units)} units)")
 sys.exit(1 if problems else 0)
 PY

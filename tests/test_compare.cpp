@@ -32,7 +32,7 @@ struct ModeSpec {
   std::vector<double> val_loss_by_seed{1.0};  // seed 0 is the timed trials'; 1, 2, ... fidelity seeds
 };
 
-double median(std::vector<double> v) {
+double sorted_median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const auto n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -70,7 +70,7 @@ json report_doc(int schema, const std::vector<ModeSpec>& modes, const std::strin
       doc["fidelity_trials"].push_back(t);
     }
     json entry = {{"mode", m.mode},
-                  {"samples_per_second", {{"median", median(m.rates)}}},
+                  {"samples_per_second", {{"median", sorted_median(m.rates)}}},
                   {"peak_bytes", m.peak_bytes},
                   {"val_loss", m.val_loss_by_seed[0]}};
     if (schema >= 7) entry["trials_compared"] = compared;

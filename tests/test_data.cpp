@@ -37,8 +37,6 @@ class DataFiles : public ampbench::testing::TempDirTest {
   }
 };
 
-}  // namespace
-
 TEST_F(DataFiles, MnistIdxFilesAreReadAndScaled) {
   write("train-images-idx3-ubyte", idx_images(3, 28, 28));
   write("train-labels-idx1-ubyte", idx_labels({7, 0, 9}));
@@ -293,3 +291,5 @@ TEST_F(DataFiles, HostileTokenFilesAreEachOneClearError) {
   fs::resize_file(train, int64_t(8) << 30);
   EXPECT_EQ(ampbench::data::read_token_files(dir_, 3, 301, 1, 1).train_inputs.size(0), 1);
 }
+
+}  // namespace

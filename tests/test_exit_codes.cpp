@@ -5,12 +5,12 @@
 #include "max_batch/run_max_batch.h"
 #include "run/benchmark.h"
 
+namespace ampbench {
 namespace {
 
-using namespace ampbench;
 using train::TrialStatus;
 
-train::TrialRecord trial(TrialStatus status) {
+train::TrialRecord trial_with_status(TrialStatus status) {
   train::TrialRecord t;
   t.status = status;
   t.detail = "why";
@@ -27,8 +27,8 @@ run::Outcome outcome_with(const Causes& c) {
   run::Outcome o;
   if (c.write_failed) o.write_failure = "cannot write report.json";
   if (c.stopped) o.report.measured.stopped_by = "SIGINT";
-  if (c.trial_failed) o.report.measured.trials.push_back(trial(TrialStatus::failed));
-  if (c.fidelity_failed) o.report.measured.fidelity_trials.push_back(trial(TrialStatus::failed));
+  if (c.trial_failed) o.report.measured.trials.push_back(trial_with_status(TrialStatus::failed));
+  if (c.fidelity_failed) o.report.measured.fidelity_trials.push_back(trial_with_status(TrialStatus::failed));
   if (c.profile_failed)
     o.report.measured.profiles.push_back({profile::ProfileRecord{.mode = amp::PrecisionMode::fp32,
                                                                  .profile = {},
@@ -141,7 +141,7 @@ TEST(ExitCodes, AFailedUntimedPassExitsOneAndAStoppedOneIsTheStops) {
 // one that a stop ended is the stop's (130), and not a failure line.
 TEST(ExitCodes, AFailedDivergenceReplayExitsOneAndAStoppedOneIsTheStops) {
   auto o = outcome_with({});
-  auto diverged = trial(TrialStatus::diverged);
+  auto diverged = trial_with_status(TrialStatus::diverged);
   diverged.divergence.emplace();
   diverged.divergence->failure = "out of memory";
   o.report.measured.trials.push_back(diverged);
@@ -153,3 +153,5 @@ TEST(ExitCodes, AFailedDivergenceReplayExitsOneAndAStoppedOneIsTheStops) {
   EXPECT_EQ(app::exit_code_for(o), 130);
   EXPECT_TRUE(app::failure_lines(o).empty());
 }
+
+}  // namespace ampbench

@@ -79,8 +79,6 @@ const nlohmann::json kLlama{{"n_layer", 2},     {"n_head", 4},           {"n_kv_
                             {"d_model", 32},    {"d_mlp", 48},           {"rope_theta", 10000.0},
                             {"norm_eps", 1e-6}, {"tie_embeddings", true}};
 
-}  // namespace
-
 TEST_F(ModelParity, VitGivesTorchvisionsOutputsForTheSameWeights) {
   torch::manual_seed(1);
   expect_original_agrees("vit", kVit, InputSpec{{3, 32, 32}, 10}, torch::randn({2, 3, 32, 32}));
@@ -97,3 +95,5 @@ TEST_F(ModelParity, UntiedLlamaGivesTransformersOutputsForTheSameWeights) {
   torch::manual_seed(1);
   expect_original_agrees("llama", untied, InputSpec{{16}, 101, true}, torch::randint(101, {2, 16}));
 }
+
+}  // namespace

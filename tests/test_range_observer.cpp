@@ -15,7 +15,7 @@
 namespace {
 
 using ampbench::numerics::LayerRanges;
-using ampbench::numerics::Phase;
+using NumericsPhase = ampbench::numerics::Phase;
 
 // Every element of the layer's output gets the gradient 1e-9 times the scale: below fp16's least subnormal
 // (about 6e-8) unscaled, a normal number (about 6.6e-5) at 2^16.
@@ -39,14 +39,14 @@ std::vector<LayerRanges> observe_step(double scale) {
   torch::Tensor loss;
   {
     ampbench::amp::AutocastScope autocast(torch::kCPU, torch::kHalf);
-    ampbench::numerics::mark_phase(Phase::forward);
+    ampbench::numerics::mark_phase(NumericsPhase::forward);
     const auto outputs = model->forward(inputs);
-    ampbench::numerics::mark_phase(Phase::loss);
+    ampbench::numerics::mark_phase(NumericsPhase::loss);
     loss = outputs.to(torch::kFloat).sum() * (kGradient * scale);
   }
-  ampbench::numerics::mark_phase(Phase::backward);
+  ampbench::numerics::mark_phase(NumericsPhase::backward);
   loss.backward();
-  ampbench::numerics::mark_phase(Phase::forward);
+  ampbench::numerics::mark_phase(NumericsPhase::forward);
   return observer.layers();
 }
 
@@ -82,9 +82,9 @@ TEST(RangeObserver, WithoutALossScaleNothingIsCountedAsUnscaled) {
     ampbench::amp::AutocastScope autocast(torch::kCPU, torch::kHalf);
     loss = model->forward(torch::randn({4, 8})).to(torch::kFloat).sum() * kGradient;
   }
-  ampbench::numerics::mark_phase(Phase::backward);
+  ampbench::numerics::mark_phase(NumericsPhase::backward);
   loss.backward();
-  ampbench::numerics::mark_phase(Phase::forward);
+  ampbench::numerics::mark_phase(NumericsPhase::forward);
   for (const auto& l : observer.layers()) {
     EXPECT_EQ(l.backward.flushed_unscaled + l.backward.subnormal_unscaled, 0) << l.layer;
   }

@@ -124,8 +124,6 @@ TEST_F(RunFolder, TheWritableCheckRefusesWhatAWriteWouldFailOrReplaceAndCreatesN
   EXPECT_FALSE(fs::exists(dir_ / "new.csv"));
 }
 
-}  // namespace
-
 // What someone planted beside the file (a link to an unrelated file, a folder, at the old fixed name or at
 // every name the write could pick) is never written through: the write goes to a file it created itself.
 TEST_F(RunFolder, AWriteNeverGoesThroughALinkOrFolderPlantedBesideTheFile) {
@@ -158,3 +156,5 @@ TEST(RunFolderRules, AnotherUsersFileInAStickyFolderCannotBeReplaced) {
   EXPECT_TRUE(replaceable(0, 0, sticky, 0));        // root
   EXPECT_TRUE(replaceable(0, 0, plain, 1000));      // no sticky bit: the folder's write permission decides
 }
+
+}  // namespace

@@ -13,8 +13,6 @@ namespace {
 
 class StochasticRoundingParity : public ampbench::testing::TempDirTest {};
 
-}  // namespace
-
 TEST_F(StochasticRoundingParity, RoundsAwayFromZeroAsOftenAsTorchaosForEachValue) {
   // Values at known fractions of the gap between their bf16 neighbours, of both signs and several binades,
   // and random ones.
@@ -58,3 +56,5 @@ TEST_F(StochasticRoundingParity, RoundsAwayFromZeroAsOftenAsTorchaosForEachValue
         << torchao_away[i].item<double>() << " of " << draws;
   }
 }
+
+}  // namespace

@@ -212,8 +212,6 @@ TEST_F(UntimedPasses, DeparturesPutEachFiniteStepsUnscaledGradientAgainstFp32s) 
   }
 }
 
-}  // namespace
-
 // Each pass shows its mode and its steps while it runs (nothing sits silent) and gives the line back to
 // the trials when it ends: the last value it showed is its last step, of all it had to run.
 TEST_F(UntimedPasses, EachPassShowsItsStepsAndGivesTheLineBack) {
@@ -235,3 +233,5 @@ TEST_F(UntimedPasses, EachPassShowsItsStepsAndGivesTheLineBack) {
   EXPECT_EQ(progress.pass_step.load(), record.steps.back());
   EXPECT_EQ(progress.pass.load(), static_cast<int>(ampbench::train::PassKind::trial));
 }
+
+}  // namespace
