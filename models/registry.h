@@ -9,10 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/network.h"
+#include "models/input_spec.h"
 #include "util/json_reader.h"
 
 namespace ampbench::models {
+
+class Network;  // models/network.h: what a spec builds
 
 // The elements of a model's state: parameters (trained, so with gradients and optimizer state) and
 // buffers (BatchNorm's running statistics, rotary tables). Doubles: counted before anything is made, for

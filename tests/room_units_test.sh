@@ -3,14 +3,18 @@
 # root, never by an absolute path (which would make a clone in another folder miss the compiler cache), and
 # every source of src/ and models/ is compiled once: in one unit, or alone (compile_commands.json), or,
 # for a flavour's stand-in (`*_none.cpp`, `*_cuda.cpp`), its twin is. A test file is compiled once at most
-# (the Python parity tests are left out of a build without PyTorch-Python).
+# (the Python parity tests are left out of a build without PyTorch-Python). The units of the rooms that
+# include no LibTorch header (scripts/check_layers.py's TORCH_FREE_ROOMS) compile without its precompiled
+# header.
 # Usage: room_units_test.sh BUILD_DIR
 # shellcheck source=tests/preamble.sh
 source "$(dirname "${BASH_SOURCE[0]}")/preamble.sh"
 python3 - "$root" "${1:?usage: room_units_test.sh BUILD_DIR}" <<'PY'
 import collections, json, pathlib, sys
 
-root, build = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+root, build = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]).resolve()
+sys.path.insert(0, str(root / "scripts"))
+from check_layers import TORCH_FREE_ROOMS
 problems, compiled = [], collections.Counter()
 units = sorted(build.glob("**/units/*/*.cpp"))
 if not units:
@@ -23,8 +27,16 @@ for unit in units:
         if pathlib.PurePath(path).is_absolute() or not (root / path).is_file():
             problems.append(f"{unit.relative_to(build)}: includes {path}, not a path from the checkout's root")
         compiled[path] += 1
-for entry in json.loads((build / "compile_commands.json").read_text()):
+commands = json.loads((build / "compile_commands.json").read_text())
+for entry in commands:
     path = pathlib.Path(entry["file"])
+    if path.parent.parent == build / "units":
+        free, with_pch = path.stem in TORCH_FREE_ROOMS, "cmake_pch" in entry["command"]
+        if free and with_pch:
+            problems.append(f"{path.relative_to(build)}: a room free of LibTorch, compiled with its precompiled header")
+        elif not free and not with_pch:
+            problems.append(f"{path.relative_to(build)}: compiled without LibTorch's precompiled header, but not "
+                            "held free of LibTorch (scripts/check_layers.py's TORCH_FREE_ROOMS)")
     if path.is_relative_to(root) and not path.is_relative_to(build):
         compiled[str(path.relative_to(root))] += 1
 twin = {"_none.cpp": "_cuda.cpp", "_cuda.cpp": "_none.cpp"}

@@ -11,6 +11,7 @@
 
 #include "amp/autocast_scope.h"
 #include "config/experiment_config.h"
+#include "models/network.h"
 #include "models/registry.h"
 #include "util/input_error.h"
 

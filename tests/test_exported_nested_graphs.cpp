@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "amp/autocast_scope.h"
+#include "models/network.h"
 #include "models/registry.h"
 
 #include "export_fixture.h"

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "amp/weight_format.h"
+#include "models/network.h"
 #include "models/registry.h"
 
 #include "export_fixture.h"

@@ -33,17 +33,6 @@ bool float8_takes(const LinearShape& shape, LinearRecipe recipe);
 // Why a layer of this shape stays in bf16, for the reports: "16 x 32 -> 10: not all multiples of 16".
 std::string why_not_float8(const LinearShape& shape, LinearRecipe recipe);
 
-// Which linear layers of a low-bit mode stay in bf16 whatever their shapes (precision.layer_filter): the
-// first and the last layers the model runs, and layers with fewer input or output features than min_features,
-// as NVFP4's recipe keeps its last layers and torchao filters small ones.
-struct LayerFilter {
-  int64_t keep_first = 0;
-  int64_t keep_last = 0;
-  int64_t min_features = 0;
-  bool keeps_any() const { return keep_first > 0 || keep_last > 0 || min_features > 0; }
-  bool operator==(const LayerFilter&) const = default;
-};
-
 // What one linear layer did in float8 over a trial. Its amax tensors are the last step's, held on the
 // device (never read to the host while a step runs): scalars under tensorwise, one per row under rowwise.
 struct Float8LayerRecord : torch::CustomClassHolder {

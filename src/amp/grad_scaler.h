@@ -4,17 +4,10 @@
 
 #include <torch/torch.h>
 
+#include "amp/grad_scaler_options.h"
 #include "optim/optimizer.h"
 
 namespace ampbench::amp {
-
-// Defaults are torch.amp.GradScaler's.
-struct GradScalerOptions {
-  double init_scale = 65536.0;
-  double growth_factor = 2.0;
-  double backoff_factor = 0.5;
-  int64_t growth_interval = 2000;
-};
 
 // Dynamic loss scaling for fp16 training, faithful to torch.amp.GradScaler and built on the same
 // LibTorch kernels (_amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_). One iteration is:

@@ -10,18 +10,9 @@
 #include <torch/torch.h>
 
 #include "amp/block_formats.h"
+#include "amp/operand_figures.h"
 
 namespace ampbench::amp {
-
-// What one block-scaled operand of a layer's products held, summed over the products observed: its blocks,
-// those that saturated or flushed (BlockQuantized), the squared quantization error of the dequantized operand
-// against the high-precision one and the operand's squared norm (their ratio is the relative error), and its
-// largest magnitude.
-struct OperandFigures {
-  int64_t blocks = 0, saturated = 0, flushed = 0;
-  double error_squares = 0, squares = 0;
-  double largest = 0;
-};
 
 // What a LinearObserver saw of the linear layers (amp::linear) that ran while it was installed: each call's
 // layer key and output in call order (the fp32 copies, for a comparison call by call between two models of

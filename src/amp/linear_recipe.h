@@ -40,4 +40,15 @@ struct BlockRecipeOptions {
   bool operator==(const BlockRecipeOptions&) const = default;
 };
 
+// Which linear layers of a low-bit mode stay in bf16 whatever their shapes (precision.layer_filter): the
+// first and the last layers the model runs, and layers with fewer input or output features than min_features,
+// as NVFP4's recipe keeps its last layers and torchao filters small ones.
+struct LayerFilter {
+  int64_t keep_first = 0;
+  int64_t keep_last = 0;
+  int64_t min_features = 0;
+  bool keeps_any() const { return keep_first > 0 || keep_last > 0 || min_features > 0; }
+  bool operator==(const LayerFilter&) const = default;
+};
+
 }  // namespace ampbench::amp

@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include <c10/util/Exception.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>

@@ -5,6 +5,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "measure/host_memory.h"
+#include "optim/optimizer.h"
 
 namespace ampbench::config {
 namespace {

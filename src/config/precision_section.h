@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "amp/float8_linear.h"
-#include "amp/grad_scaler.h"
+#include "amp/grad_scaler_options.h"
+#include "amp/linear_recipe.h"
 #include "amp/precision_mode.h"
 #include "util/json_reader.h"
 

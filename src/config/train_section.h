@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "optim/optimizer.h"
+#include "optim/optimizer_options.h"
 #include "util/json_reader.h"
 
 // The config's "train": how long and how each mode trains; the defaults are the struct's (the optimizers'

@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include <torch/torch.h>
+#include <c10/core/Device.h>
 #include <nlohmann/json.hpp>
 
 namespace ampbench::measure {
@@ -36,7 +36,7 @@ struct Environment {
 
 // The experiment's identity: equal for two runs of the same resolved config, wherever they write.
 std::string config_hash(nlohmann::json resolved_config);
-Environment capture_environment(const torch::Device& device, const nlohmann::json& resolved_config,
+Environment capture_environment(const c10::Device& device, const nlohmann::json& resolved_config,
                                 uint64_t seed);
 std::string cpu_model_name();
 std::string libtorch_version();

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include <torch/torch.h>
+#include <c10/core/Device.h>
 
 namespace ampbench::measure {
 
@@ -50,6 +50,6 @@ class MemoryProbe {
 };
 
 // The CPU tracking allocator for the CPU, the CUDA caching allocator's statistics for a GPU.
-std::unique_ptr<MemoryProbe> make_memory_probe(const torch::Device& device);
+std::unique_ptr<MemoryProbe> make_memory_probe(const c10::Device& device);
 
 }  // namespace ampbench::measure

@@ -10,28 +10,11 @@
 #include <torch/torch.h>
 
 #include "numerics/formats.h"
+#include "numerics/op_facts.h"
 #include "numerics/op_sites.h"
 #include "numerics/phase.h"
 
 namespace ampbench::numerics {
-
-struct TensorFacts {
-  std::string dtype;  // "fp16", "bf16", "fp32", ... (c10's name for the others)
-  std::vector<int64_t> shape;
-};
-
-// The first op whose output held inf or NaN.
-struct NonFiniteOp {
-  Phase phase = Phase::forward;
-  std::string op;                            // "aten::addmm"
-  std::string backward_node;                 // in backward: the autograd node it ran in ("AddmmBackward0")
-  std::vector<TensorFacts> inputs, outputs;  // its tensor arguments and results
-  bool made_inf = false, made_nan = false;
-  std::optional<double> largest_input;  // the largest finite magnitude among its floating inputs
-  // The largest finite value of the dtype it produced the non-finite values in (fp16: 65504).
-  std::optional<double> format_max;
-  OpSite site;
-};
 
 // Watches every op on every thread (LibTorch's RecordFunction, forward and backward) from construction to
 // destruction and keeps the first that made inf or NaN: an output holds them (for an op that returns

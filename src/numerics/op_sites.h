@@ -10,21 +10,10 @@
 #include <ATen/record_function.h>
 #include <torch/torch.h>
 
+#include "numerics/op_facts.h"
 #include "numerics/phase.h"
 
 namespace ampbench::numerics {
-
-// Where in the model an op ran.
-struct OpSite {
-  // A reference model's module path ("layers.2") or an exported node's module (its nn_module_stack);
-  // "" when no module is known (the loss, the optimizer, an op before the first layer).
-  std::string module;
-  // True: the op ran in `module` (it read the module's weights, or a cast or view of them, or it is an
-  // exported node of that module). False: it has no weights of its own; `module` is the last layer that ran
-  // before it.
-  bool in_module = false;
-  std::string node;  // an exported model: the graph node the op ran in (its forward's node, in backward)
-};
 
 // Tells the ops an observer sees apart by where they ran: a forward op by the weights it reads (a module's
 // parameters, or casts and views made of them alone), by the exported node around it, or else by the last

@@ -10,26 +10,9 @@
 
 #include "amp/linear_observer.h"
 #include "models/network.h"
+#include "passes/pass_records.h"
 
 namespace ampbench::train {
-
-// How far one linear layer of a mode ran from fp32 at the sampled steps of its numerics pass, against an
-// fp32 copy of the model with the same weights on the same batch (the same random numbers drawn): its
-// output's error, its weight gradient's cosine, and for a block-scaled mode what the quantization did to each
-// operand of its products (amp::OperandFigures, by operand name).
-struct LayerDeparture {
-  std::string layer;
-  double output_error_squares = 0, output_squares = 0;  // ||y - y_fp32||^2 and ||y_fp32||^2, summed
-  double gradient_dot = 0, gradient_squares = 0, fp32_gradient_squares = 0;  // the weight's, summed
-  std::map<std::string, amp::OperandFigures> operands;
-
-  // ||y - y_fp32|| / ||y_fp32|| over the sampled steps; empty where fp32's output was all zeros.
-  std::optional<double> output_relative_error() const;
-  // cos(dW, dW_fp32) over the sampled steps whose gradients were finite, each unscaled by its step's loss
-  // scale; empty where either gradient was zero or non-finite at every such step, or the layer's weight is
-  // no parameter (computed each call).
-  std::optional<double> gradient_cosine() const;
-};
 
 // An fp32 copy of a mode's model, run on a batch as the mode's is: it takes the mode's current weights and
 // buffers, then runs forward, the loss and backward in fp32 (no autocast, no float8 layers) under a

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "data/batch_order.h"
+#include "numerics/op_observer.h"
 #include "numerics/phase.h"
 #include "numerics/readable_values.h"
 #include "passes/pass_context.h"

@@ -7,8 +7,7 @@
 
 #include "amp/mode_support.h"
 #include "amp/precision_mode.h"
-#include "passes/numerics_pass.h"
-#include "passes/update_audit.h"
+#include "passes/pass_records.h"
 #include "profile/profile_record.h"
 #include "train/trial_record.h"
 

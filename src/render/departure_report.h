@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "passes/numerics_pass.h"
+#include "passes/pass_records.h"
 #include "util/text_table.h"
 
 namespace ampbench::report {

@@ -4,7 +4,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
-#include "numerics/formats.h"
+#include "numerics/format_limits.h"
 #include "render/departure_report.h"
 #include "report/json_values.h"
 #include "train/stop_request.h"

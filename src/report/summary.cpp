@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "amp/float8_linear.h"
+#include "amp/precision_mode.h"
 #include "report/fidelity.h"
 
 namespace ampbench::report {

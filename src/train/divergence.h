@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "numerics/op_observer.h"
+#include "numerics/op_facts.h"
 
 namespace ampbench::train {
 
