@@ -4,10 +4,10 @@ execute_process(COMMAND git -C "${SOURCE_DIR}" rev-parse --short=12 HEAD
 if(NOT rc EQUAL 0 OR NOT commit)
   set(commit "unknown")
 else()
-  # Only changes to what is compiled into the binary make it "-dirty": an edited README or results file
-  # does not change the code that produced a report.
+  # Only changes to what is compiled into the binary (the sources and the embedded schemas) make it
+  # "-dirty": an edited README or results file does not change the code that produced a report.
   execute_process(COMMAND git -C "${SOURCE_DIR}" status --porcelain --untracked-files=no --
-                          src models cmake CMakeLists.txt
+                          src models cmake CMakeLists.txt docs/*.schema.json
     OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   if(dirty)
     string(APPEND commit "-dirty")

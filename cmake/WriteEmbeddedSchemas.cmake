@@ -1,0 +1,15 @@
+# Script mode: cmake -DDOCS=... "-DSCHEMAS=a.schema.json|b.schema.json" -DOUTPUT=... -P WriteEmbeddedSchemas.cmake
+# Each schema's text becomes a raw string literal, returned by embedded_schema() under its file name.
+set(content "// Generated at build time from docs/'s schemas; do not edit.\n#include \"util/embedded_schemas.h\"\n\n#include <stdexcept>\n\nnamespace ampbench::util {\n\nstd::string_view embedded_schema(const std::string& file_name) {\n")
+string(REPLACE "|" ";" names "${SCHEMAS}")
+foreach(name IN LISTS names)
+  set(schema "${DOCS}/${name}")
+  file(READ "${schema}" text)
+  string(FIND "${text}" ")ampbench_schema\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${schema} holds the literal's closing delimiter")
+  endif()
+  string(APPEND content "  if (file_name == \"${name}\") return R\"ampbench_schema(${text})ampbench_schema\";\n")
+endforeach()
+string(APPEND content "  throw std::invalid_argument(\"no schema \" + file_name + \" is embedded\");\n}\n\n}  // namespace ampbench::util\n")
+file(WRITE "${OUTPUT}" "${content}")
