@@ -392,10 +392,25 @@ TEST_F(CliShards, MergeChecksEachPointsReportAgainstItsPointAndItsTrials) {
        "fp32's samples_per_second is not its trials'"},
       {[](auto& r) { r["summary"][0]["speedup_vs_fp32"] = 999; },
        "fp32's speedup_vs_fp32 is not its trials'"},
-      {[](auto& r) { r["summary"][0]["peak_bytes"] = -7; }, "fp32's peak_bytes is not its trials'"},
+      {[](auto& r) { r["summary"][0]["peak_bytes"] = -7; },
+       "does not match docs/report.schema.json: /summary/0/peak_bytes: -7 is below the minimum 0"},
+      {[](auto& r) {
+         r["summary"][0]["peak_bytes"] = r["summary"][0]["peak_bytes"].template get<int64_t>() + 1;
+       },
+       "fp32's peak_bytes is not its trials'"},
+      {[](auto& r) { r["trials"][0]["memory"]["peak_bytes"] = -7; },
+       "does not match docs/report.schema.json: /trials/0/memory/peak_bytes: -7 is below the minimum 0"},
+      {[](auto& r) {
+         r["trials"] = nlohmann::json::array();
+         r["summary"] = nlohmann::json::array();
+       },
+       "its trials hold none of fp32, which its config runs"},
       {[](auto& r) { r["summary"] = nlohmann::json::array(); },
        "does not hold every mode with a finished trial"},
-      {[](auto& r) { r["summary"][0]["samples_per_second"] = nullptr; }, "is not as ampbench writes it"},
+      {[](auto& r) { r["summary"][0]["samples_per_second"] = nullptr; },
+       "/summary/0/samples_per_second: null is not of type \"object\""},
+      {[](auto& r) { r["summary"][0]["samples_per_second"]["median"] = "fast"; },
+       "/summary/0/samples_per_second/median: \"fast\" is not of type [\"number\",\"null\"]"},
       {[](auto& r) { r["config"]["train"]["batch_size"] = "32"; },
        "its config has /train/batch_size=\"32\", not point 3 (/train/batch_size=32)'s 32"},
   };
@@ -412,6 +427,19 @@ TEST_F(CliShards, MergeChecksEachPointsReportAgainstItsPointAndItsTrials) {
     EXPECT_FALSE(fs::exists(dir_ / "merged"));
   }
   std::ofstream(report_file) << original.dump(2);
+  // A shard's sweep.json is held to its schema as well.
+  const auto shard_file = three / "sweep.json";
+  const auto listed = read_json(shard_file);
+  auto edited = listed;
+  edited["points"][2]["modes"][0]["peak_bytes"] = -7;
+  std::ofstream(shard_file) << edited.dump(2);
+  const auto bad_shard = merge({one, two, three});
+  EXPECT_EQ(bad_shard.exit_code, 2);
+  EXPECT_EQ(bad_shard.err, "merge error: " + shard_file.string() +
+                               ": does not match docs/sweep.schema.json: /points/2/modes/0/peak_bytes: -7 is "
+                               "below the minimum 0\n");
+  EXPECT_FALSE(fs::exists(dir_ / "merged"));
+  std::ofstream(shard_file) << listed.dump(2);
   // Point 3's folder replaced by a link to point 2's run: one run would count twice, at the wrong batch.
   fs::remove_all(three / "point-3");
   fs::create_directory_symlink(two / "point-2", three / "point-3");

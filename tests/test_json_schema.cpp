@@ -94,6 +94,26 @@ TEST(JsonSchema, TheEmbeddedSchemasAreDocsOwnAndEachLoads) {
   EXPECT_THROW(util::embedded_schema("other.schema.json"), std::invalid_argument);
 }
 
+// merge copies each mode's figures from a point's report.json summary into sweep.json: every bound the
+// sweep's schema sets on them, the report's schema sets at least as tightly, so that a report that passes its
+// schema makes a sweep that passes its own.
+TEST(JsonSchema, TheReportBoundsEachFigureASweepCopiesAsTightlyAsTheSweep) {
+  const auto report = json::parse(util::embedded_schema("report.schema.json"));
+  const auto sweep = json::parse(util::embedded_schema("sweep.schema.json"));
+  const auto& summary = report["properties"]["summary"]["items"]["properties"];
+  const auto& copied = sweep["properties"]["points"]["items"]["properties"]["modes"]["items"]["properties"];
+  int bounded = 0;
+  for (const auto& [name, figure] : copied.items()) {
+    if (!figure.contains("minimum")) continue;
+    SCOPED_TRACE(name);
+    ++bounded;
+    ASSERT_TRUE(summary.contains(name));
+    ASSERT_TRUE(summary[name].contains("minimum"));
+    EXPECT_GE(summary[name]["minimum"].get<double>(), figure["minimum"].get<double>());
+  }
+  EXPECT_GE(bounded, 2);  // trials and peak_bytes
+}
+
 TEST(JsonSchema, RequireSchemaNamesTheFileTheSchemaAndThePlace) {
   try {
     util::require_schema(json::parse(R"({"sweep_schema_version": 2})"), "sweep.schema.json", "a/sweep.json");

@@ -24,7 +24,7 @@ namespace ampbench::report {
 
 // report.json's shape. Any change to it (a field or an enum value added, removed, renamed or given another
 // meaning) raises the version, and docs/report.schema.json follows; docs/reports.md lists the versions.
-constexpr int kSchemaVersion = 20;
+constexpr int kSchemaVersion = 21;
 
 struct StepPercentiles {
   double p50 = 0, p90 = 0, p99 = 0;

@@ -12,6 +12,7 @@
 #include "util/bounded_file.h"
 #include "util/input_error.h"
 #include "util/json_reader.h"
+#include "util/json_schema.h"
 #include "util/output_files.h"
 #include "util/printable.h"
 
@@ -38,13 +39,11 @@ std::string named(const SweepPoint& point) {
   return "point " + std::to_string(point.index) + " (" + describe(point) + ")";
 }
 
-// A point's report.json, which holds its config and figures.
+// A point's report.json, which holds its config and figures, as this ampbench writes one.
 nlohmann::json report_at(const fs::path& run_folder) {
   const auto path = run_folder / "report.json";
   auto report = read_json(path);
-  if (!report.is_object() || !report.contains("config") || !report["config"].is_object() ||
-      !report.contains("summary") || !report["summary"].is_array())
-    throw util::InputError(path.string(), "is not a report with its config and summary");
+  util::require_schema(report, "report.schema.json", path.string());
   return report;
 }
 
@@ -162,15 +161,22 @@ void check_mode_figures(const nlohmann::json& report, const nlohmann::json& summ
     throw std::runtime_error(mode + "'s speedup_vs_fp32 is not its trials' against fp32's");
 }
 
-// Each mode with a finished trial has its summary, and each summary's figures are its trials'.
+// Each mode the config runs has its trials, each mode with a finished trial has its summary, and each
+// summary's figures are its trials'.
 void check_point_figures(const RanPoint& point) {
   const auto report_file = (point.run_folder / "report.json").string();
   const auto& report = point.report;
   try {
-    std::set<std::string> finished, summarised;
-    for (const auto& trial : report.at("trials"))
+    std::set<std::string> finished, summarised, tried;
+    for (const auto& trial : report.at("trials")) {
+      tried.insert(trial.at("mode").get<std::string>());
       if (trial.at("status") == "ok" && !trial.at("epochs").empty())
         finished.insert(trial.at("mode").get<std::string>());
+    }
+    for (const auto& mode : report.at("config").at("precision").at("modes"))
+      if (!tried.count(mode.get<std::string>()))
+        throw std::runtime_error("its trials hold none of " + mode.get<std::string>() +
+                                 ", which its config runs");
     std::map<std::string, std::vector<double>> rates_by_mode;
     for (const auto& summary : report.at("summary")) {
       summarised.insert(summary.at("mode").get<std::string>());
@@ -284,7 +290,9 @@ std::vector<SweepReport> read_shards(const std::vector<std::string>& folders) {
   std::vector<SweepReport> shards;
   for (const auto& folder : folders) {
     const auto path = fs::path(folder) / "sweep.json";
-    shards.push_back(read_sweep_report(read_json(path), path.string()));
+    const auto document = read_json(path);
+    util::require_schema(document, "sweep.schema.json", path.string());
+    shards.push_back(read_sweep_report(document, path.string()));
     const auto& first = shards.front();
     const auto& last = shards.back();
     bool same = first.axes.size() == last.axes.size();
