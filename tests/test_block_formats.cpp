@@ -89,6 +89,37 @@ TEST(BlockFormats, Nvfp4HoldsE2m1ElementsUnderItsTwoScalesAndZerosStayZeros) {
   EXPECT_EQ(zeros.flushed.item<int64_t>(), 0);
 }
 
+// Under per-tensor scales of 1 (amax 2688), a block's e4m3 scale is its amax / 6 as the kernels round it,
+// e4m3's subnormals included: amax 0.03 gives 3 x 2^-9 (torchao would raise it to 2^-6), and its elements
+// keep their own range. A block whose scale rounds below e4m3's least subnormal is lost, and counted flushed.
+TEST(BlockFormats, Nvfp4BlockScalesKeepE4m3sSubnormalsAndALostBlockIsFlushed) {
+  auto x = torch::zeros({1, 48});
+  x[0][0] = 2688;
+  x[0][16] = 0.03;
+  x[0][17] = -0.015;
+  x[0][32] = 1e-4;
+  const auto q = ampbench::amp::quantize_nvfp4(x);
+  EXPECT_EQ(q.stored_scales[1].item<float>(), std::ldexp(3.0f, -9));
+  EXPECT_FLOAT_EQ(q.values[0][16].item<float>(), 6 * std::ldexp(3.0f, -9));
+  EXPECT_FLOAT_EQ(q.values[0][17].item<float>(), -3 * std::ldexp(3.0f, -9));
+  EXPECT_EQ(q.stored_scales[2].item<float>(), 0.0f);
+  EXPECT_EQ(q.values[0][32].item<float>(), 0.0f);
+  EXPECT_EQ(q.flushed.item<int64_t>(), 1);
+}
+
+// An inf element saturates its block, as the kernels take an encode scale of 1 for an inf amax; the other
+// blocks keep their elements (the per-tensor decode scale, amax / 2688, is inf: the product is not finite).
+TEST(BlockFormats, Nvfp4SaturatesABlockHoldingInf) {
+  auto x = torch::zeros({1, 32});
+  x[0][0] = std::numeric_limits<float>::infinity();
+  x[0][16] = 6;
+  x[0][17] = 2;
+  const auto block_values = ampbench::amp::nvfp4_block_values(ampbench::amp::quantize_nvfp4(x), 1);
+  EXPECT_EQ(block_values[0][0].item<float>(), 6 * 448.0f);
+  EXPECT_EQ(block_values[0][16].item<float>(), 6.0f);
+  EXPECT_EQ(block_values[0][17].item<float>(), 2.0f);
+}
+
 // An amax of 2688 makes the per-tensor scales 1, and a block whose amax is 6 has block scale 1: its elements
 // are encoded as they are, so each tie between two e2m1 neighbours is a tie. Ties go to the even code (0, 1,
 // 2, 4 below; half-up would give 0.5, 1.5, 3, 6).

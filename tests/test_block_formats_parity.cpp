@@ -3,7 +3,8 @@
 // encoding, TransformerEngine's blockwise fp8 rule written from its definition, torchao's Hadamard matrix on
 // the same signs, torchao's emulated MXFP8 linear, the kernels' product of NVFP4 operands, and the operands
 // as torchao hands them to torch._scaled_mm
-// (block_scaled_kernels.h). Without torchao these tests skip and say why.
+// (block_scaled_kernels.h); and NVFP4's default recipe against TransformerEngine's reference quantizer.
+// Without torchao (or TransformerEngine, for the default recipe) these tests skip and say why.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -105,11 +106,13 @@ TEST_F(BlockFormatsParity, Mxfp8ScalesAndValuesAreTorchaosForBothRoundings) {
   }
 }
 
-// The block scales torchao's, the elements encoded by the kernels' reciprocal, on random matrices and on each
-// edge: blocks of zeros, values far below the tensor's largest, bf16's largest, inf and NaN.
-TEST_F(BlockFormatsParity, Nvfp4ScalesAreTorchaosAndItsElementsTheKernelsEncoding) {
+// The block scales and elements as the kernels compute them, on random matrices and on each edge: blocks of
+// zeros, values far below the tensor's largest, bf16's largest, inf and NaN. torchao's block scales are the
+// same but where torchao raises a scale below e4m3's least normal, 2^-6, to it, and in the last bit of a few.
+TEST_F(BlockFormatsParity, Nvfp4ScalesAndElementsAreTheKernelsAndTorchaosAboveItsClamp) {
   if (IsSkipped()) return;
   int checked = 0;
+  int64_t raised = 0;
   for (const auto& item : inputs_) {
     const std::string key = item.key() + "/nvfp4";
     if (!oracle_.contains(key + "/values")) continue;
@@ -119,8 +122,21 @@ TEST_F(BlockFormatsParity, Nvfp4ScalesAreTorchaosAndItsElementsTheKernelsEncodin
     expect_same(ours.tensor_scale, theirs(key + "/tensor_scale"), key + " per-tensor scale");
     expect_same(ampbench::amp::nvfp4_block_values(ours, 1), theirs(key + "/block_values"), key + " blocks");
     ++checked;
+    // torchao's: where they differ, it raised the scale to 2^-6, or its order of operations rounded it to the
+    // neighbouring e4m3 value. Left out where its per-tensor scale is below fp32's least normal, which its
+    // division by that scale does not survive, or not finite.
+    const auto per_tensor = ours.tensor_scale.item<float>();
+    if (!std::isfinite(per_tensor) || per_tensor < std::numeric_limits<float>::min()) continue;
+    const auto torchao = theirs(key + "/torchao_scales"), least = ours.tensor_scale * std::ldexp(1.0, -6);
+    const auto differ = torchao != ours.scales;
+    const auto raised_here = differ & (torchao == least) & (ours.scales < least);
+    const auto neighbours = (torchao - ours.scales).abs() <= torch::max(torchao, ours.scales) * 0.125;
+    EXPECT_TRUE((differ & ~raised_here & ~neighbours).sum().item<int64_t>() == 0) << key;
+    EXPECT_LE((differ & ~raised_here).sum().item<int64_t>(), ours.blocks / 100) << key;
+    raised += raised_here.sum().item<int64_t>();
   }
   EXPECT_EQ(checked, 16);  // x, w, go, their transposes, the ties, the special matrix and each of its rows
+  EXPECT_GT(raised, 0) << "no block that torchao's clamp moves";
 }
 
 TEST_F(BlockFormatsParity, BlockwiseFp8IsTransformerEnginesRuleInBothTileShapes) {
@@ -178,6 +194,110 @@ TEST_F(BlockFormatsParity, TheNvfp4LinearIsTheKernelsProductOfTheReferencesOpera
   expect_same(y.detach(), product("x", "w"), "output");
   expect_same(x.grad(), product("go", "w_t"), "grad_input");
   expect_same(w.grad(), product("go_t", "x_t"), "grad_weight");
+}
+
+// NVFP4's default recipe as a whole (the Hadamard transform on the weight gradient's two operands, 16 x 16
+// tiles for the weight and its transpose, gradients rounded stochastically) against TransformerEngine's own
+// reference quantizer: each of the six operands, and the three products.
+class DefaultNvfp4Recipe : public BlockFormatsParity {
+ protected:
+  using Role = ampbench::amp::LinearOperand;
+
+  void SetUp() override {
+    BlockFormatsParity::SetUp();
+    if (IsSkipped()) return;
+    if (!oracle_.contains("te/output")) GTEST_SKIP() << "TransformerEngine's reference is not installed";
+  }
+
+  // Each product's operand as the layer quantizes it, from the test's matrices.
+  std::vector<std::pair<Role, torch::Tensor>> operands() {
+    const auto x = inputs_.at("x"), w = inputs_.at("w"), go = inputs_.at("go");
+    return {{Role::input, x},
+            {Role::weight, w},
+            {Role::grad_output, go},
+            {Role::weight_transposed, w.t().contiguous()},
+            {Role::grad_output_transposed, go.t().contiguous()},
+            {Role::input_transposed, x.t().contiguous()}};
+  }
+
+  // The operand's e2m1 elements times their block scales, as the kernels multiply them.
+  static torch::Tensor block_values(const ampbench::amp::BlockQuantized& q, Role role,
+                                    const ampbench::amp::BlockRecipeOptions& options) {
+    return ampbench::amp::nvfp4_block_values(q, ampbench::amp::tile_rows(role, LinearRecipe::nvfp4, options));
+  }
+
+  torch::Tensor reference(Role role, const std::string& what) {
+    return theirs("te/" + std::string(ampbench::amp::to_string(role)) + "/" + what);
+  }
+};
+
+// Rounded to nearest, which is all the reference implements, every operand is the reference's bit for bit,
+// and so is its per-tensor scale (its amax over e4m3's and e2m1's largest).
+TEST_F(DefaultNvfp4Recipe, EachOperandRoundedToNearestIsTransformerEnginesReference) {
+  ampbench::amp::BlockRecipeOptions nearest;
+  nearest.nvfp4_stochastic = false;
+  for (const auto& [role, operand] : operands()) {
+    const std::string name(ampbench::amp::to_string(role));
+    const auto q = ampbench::amp::emulate_operand(operand, role, LinearRecipe::nvfp4, nearest, std::nullopt);
+    expect_same(block_values(q, role, nearest), reference(role, "block_values"), name + " elements");
+    expect_same(q.tensor_scale, reference(role, "amax") / (448.0 * 6.0), name + " per-tensor scale");
+  }
+}
+
+// Rounded stochastically, the activations and the weight are unchanged, and each gradient element lies on the
+// e2m1 grid at most one step from the reference's nearest, in the reference's blocks and scales.
+TEST_F(DefaultNvfp4Recipe, StochasticRoundingMovesOnlyTheGradientsAndAtMostOneStep) {
+  const ampbench::amp::BlockRecipeOptions defaults;
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(11);
+  for (const auto& [role, operand] : operands()) {
+    const std::string name(ampbench::amp::to_string(role));
+    SCOPED_TRACE(name);
+    const auto q = ampbench::amp::emulate_operand(operand, role, LinearRecipe::nvfp4, defaults, generator);
+    const auto ours = block_values(q, role, defaults), nearest = reference(role, "block_values");
+    const auto scales = reference(role, "block_scales");
+    const bool gradient = role == Role::grad_output || role == Role::grad_output_transposed;
+    if (!gradient) {
+      expect_same(ours, nearest, name);
+      continue;
+    }
+    // In units of the block's scale: e2m1 values, whose neighbours are at most 2 apart (4 and 6). A block
+    // whose scale underflowed e4m3 is zeros in both.
+    expect_same(ours.masked_select(scales == 0), nearest.masked_select(scales == 0), name + " lost blocks");
+    const auto kept = scales != 0;
+    const auto elements = ours.masked_select(kept) / scales.masked_select(kept),
+               nearest_elements = nearest.masked_select(kept) / scales.masked_select(kept);
+    const auto grid = torch::tensor({0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0});
+    const auto on_grid = (elements.abs().unsqueeze(-1) == grid).any(-1);
+    EXPECT_TRUE(on_grid.all().item<bool>()) << "an element off the e2m1 grid";
+    const auto apart = (elements - nearest_elements).abs();
+    EXPECT_LE(apart.max().item<double>(), 2.0);
+    const auto step = torch::where(
+        nearest_elements.abs() >= 4, torch::full_like(apart, 2.0),
+        torch::where(nearest_elements.abs() >= 2, torch::ones_like(apart), torch::full_like(apart, 0.5)));
+    EXPECT_TRUE((apart <= step).all().item<bool>()) << "an element more than one step from the nearest";
+    EXPECT_GT((apart > 0).sum().item<int64_t>(), 0) << "no element rounded away from the nearest";
+  }
+}
+
+// The layer's three products rounded to nearest are the reference's products of its operands, scaled by the
+// two tensors' amaxes as its GEMM scales them: equal to within the last bf16 bit, as the two sum in another
+// order.
+TEST_F(DefaultNvfp4Recipe, TheLayersProductsAreTheReferencesToTheLastBf16Bit) {
+  auto x = inputs_.at("x").clone().requires_grad_(), w = inputs_.at("w").clone().requires_grad_();
+  ampbench::amp::Float8Settings settings{LinearRecipe::nvfp4};
+  settings.block.nvfp4_stochastic = false;
+  auto y = ampbench::amp::block_scaled_matmul(x, w, settings, std::nullopt);
+  y.backward(inputs_.at("go"));
+  const std::vector<std::pair<std::string, torch::Tensor>> products{
+      {"output", y.detach()}, {"grad_input", x.grad()}, {"grad_weight", w.grad()}};
+  for (const auto& [name, ours] : products) {
+    SCOPED_TRACE(name);
+    const auto expected = theirs("te/" + name).to(torch::kFloat32), got = ours.to(torch::kFloat32);
+    ASSERT_EQ(got.sizes(), expected.sizes());
+    const auto ulp = expected.abs().clamp_min(1e-30) * std::ldexp(1.0, -7);
+    EXPECT_TRUE(((got - expected).abs() <= ulp).all().item<bool>())
+        << "largest relative difference " << ((got - expected).abs() / expected.abs().clamp_min(1e-30)).max();
+  }
 }
 
 // The 1 x 128 format's three products are the bf16 products of the reference's operands: activations and

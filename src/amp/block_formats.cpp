@@ -13,7 +13,6 @@ constexpr double kE2m1Max = 6.0;
 constexpr int kE4m3MaxExponent = 8;  // 448 = 1.75 x 2^8
 constexpr int kE8m0Bias = 127;
 constexpr int kE8m0Nan = 255;
-constexpr double kE4m3SmallestNormal = 0.015625;  // 2^-6: NVFP4's least block scale
 
 // TransformerEngine's fixed signs of the random Hadamard transform.
 constexpr std::array<float, 16> kHadamardSigns{1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1, 1, -1, -1};
@@ -102,14 +101,19 @@ torch::Tensor to_e2m1(const torch::Tensor& scaled, std::optional<at::Generator>&
 }
 
 // The NVFP4 quantization of `blocks` ([blocks, elements]) under the per-tensor decode scale (torchao's,
-// amax / 2688) and encode scale (the kernels', 2688 / amax).
+// amax / 2688) and encode scale (the kernels', 2688 / amax), as the Blackwell quantize kernels compute it
+// (TransformerEngine's, which its reference quantizer matches byte for byte).
 BlockQuantized nvfp4_blocks(const torch::Tensor& blocks, const torch::Tensor& per_tensor,
                             const torch::Tensor& tensor_encode, std::optional<at::Generator>& generator,
                             bool dequantize) {
-  const auto block_scale = blocks.abs().amax(-1, /*keepdim=*/true) / kE2m1Max;
-  const auto relative = block_scale / per_tensor;
-  const auto scale =
-      torch::clamp(relative, kE4m3SmallestNormal, kE4m3Max).to(torch::kFloat8_e4m3fn).to(torch::kFloat32);
+  // The block's e4m3 scale as the kernels compute it: its amax times (encode x 1/6) in fp32, clamped at
+  // fp32's largest, rounded to e4m3 saturating at 448 and keeping e4m3's subnormals (torchao instead raises a
+  // scale below e4m3's least normal, 2^-6, to it, which flushes that block's small elements).
+  const auto amax = blocks.abs().amax(-1, /*keepdim=*/true);
+  const auto relative =
+      torch::clamp_max(amax * (tensor_encode * static_cast<double>(1.0f / static_cast<float>(kE2m1Max))),
+                       std::numeric_limits<float>::max());
+  const auto scale = torch::clamp_max(relative, kE4m3Max).to(torch::kFloat8_e4m3fn).to(torch::kFloat32);
   // The elements' encode scale as the Blackwell quantize kernels compute it (TransformerEngine's),
   // 1 / (e4m3 scale x (1 / encode)), clamped at fp32's largest as they clamp it: under a tiny per-tensor
   // scale (amax 1e-35) it would overflow, and a block of zeros times inf is NaN.
@@ -125,7 +129,7 @@ BlockQuantized nvfp4_blocks(const torch::Tensor& blocks, const torch::Tensor& pe
           scale.squeeze(-1),
           per_tensor,
           count(relative > kE4m3Max),
-          count((relative < kE4m3SmallestNormal) & (block_scale > 0))};
+          count((scale == 0) & (amax > 0))};
 }
 
 }  // namespace
@@ -168,9 +172,11 @@ BlockQuantized quantize_nvfp4(const torch::Tensor& x, bool tiles_2d, std::option
   // timed loop.
   const auto zero = amax == 0;
   const auto per_tensor = torch::where(zero, torch::ones_like(amax), amax / (kE4m3Max * kE2m1Max));
-  const auto encode =
-      torch::where(zero, torch::ones_like(amax),
-                   torch::clamp_max((kE4m3Max * kE2m1Max) / amax, std::numeric_limits<float>::max()));
+  // The kernels' encode scale, 1 where it would be 0 (an inf amax), as they take it: an inf element then
+  // saturates its block instead of making every element NaN.
+  const auto encode_or_zero =
+      torch::clamp_max((kE4m3Max * kE2m1Max) / amax, std::numeric_limits<float>::max());
+  const auto encode = torch::where(zero | (encode_or_zero == 0), torch::ones_like(amax), encode_or_zero);
   const auto blocks = tiles_2d ? in_tiles(values, kNvfp4Block, kNvfp4Block) : in_blocks(values, kNvfp4Block);
   auto q = nvfp4_blocks(blocks, per_tensor, encode, stochastic, dequantize);
   q.shape = x.sizes().vec();

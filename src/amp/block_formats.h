@@ -37,8 +37,9 @@ struct BlockQuantized {
   // Blocks whose values or scale the format could not hold (0-d int64 tensors on the operand's device, never
   // read here, so that the timed loop does not wait for them): saturated, a block whose largest elements were
   // clamped to the format's largest (an MX block under FLOOR's scale, an NVFP4 scale above e4m3's range, a
-  // blockwise tile holding inf); flushed, a nonzero block whose scale was clamped at the scale format's least
-  // (E8M0's 2^-127, e4m3's 2^-6), its small elements underflowing.
+  // blockwise tile holding inf); flushed, a nonzero block whose scale the format could not make small enough
+  // (an MX scale clamped at E8M0's least, 2^-127, its small elements underflowing; an NVFP4 scale that
+  // rounded to e4m3's zero, the whole block lost).
   torch::Tensor saturated, flushed;
 };
 
@@ -50,10 +51,11 @@ BlockQuantized quantize_mxfp8(const torch::Tensor& x, ScaleRounding rounding, bo
 
 // NVFP4: e2m1 elements ({0, 0.5, 1, 1.5, 2, 3, 4, 6}, round to nearest even, saturating at 6), one e4m3 scale
 // per 16 consecutive elements of the last dimension (or per 16 x 16 tile of a matrix, `tiles_2d`), under a
-// per-tensor fp32 scale amax / (448 x 6), as torchao 0.18's nvfp4_quantize computes them: the block scale
-// amax / 6 over the per-tensor scale, clamped to e4m3's normal range [2^-6, 448]. The elements are encoded
-// as the Blackwell kernels encode them (TransformerEngine's): times 1 / (block scale x (1 / (2688 / amax))),
-// which differs from torchao's division by both scales in the last bit of a few codes. With `stochastic`,
+// per-tensor fp32 scale amax / (448 x 6) (torchao 0.18's), the block scales and elements as the Blackwell
+// quantize kernels compute them (TransformerEngine's): the block scale amax x (2688 / tensor amax x 1/6)
+// rounded to e4m3, subnormals kept, saturating at 448 (torchao raises a scale below 2^-6 to 2^-6); the
+// elements times 1 / (block scale x (1 / (2688 / amax))), which differs from torchao's division by both
+// scales in the last bit of a few codes. With `stochastic`,
 // elements round up with the probability of their distance from the grid point below (drawn from the
 // generator), as the NVFP4 training recipe rounds gradients. A tensor of zeros stays zeros.
 inline constexpr int64_t kNvfp4Block = 16;

@@ -5,9 +5,9 @@ Usage: block_formats_oracle.py IN.pt OUT.pt
 IN.pt holds bf16 matrices (x, w, go, special); OUT.pt gets, per matrix:
 - torchao 0.18's MXFP8 (to_mx, both scale roundings): the E8M0 scales' biased exponents and the values
   dequantized as MXTensor does (FLOOR's blocks at E8M0's least scale encoded by the scale they decode by);
-- NVFP4: torchao's block scales (nvfp4_quantize with the per-tensor scale amax / (448 x 6)) times the
-  per-tensor scale, the elements encoded as the Blackwell kernels encode them, the values dequantized with
-  and without the per-tensor scale;
+- NVFP4: torchao's per-tensor scale amax / (448 x 6), the block scales and elements as the Blackwell kernels
+  compute them, the values dequantized with and without the per-tensor scale, and torchao's own block scales
+  (nvfp4_quantize) beside them;
 - blockwise fp8 by TransformerEngine's documented rule (Float8BlockScaling: scale = 448 / amax rounded down
   to a power of two, 1 for a tile whose amax is 0 or inf; the amax taken as its kernels take it, with fmaxf,
   which skips a NaN, so that only a tile of NaN alone has a NaN amax and scale 1), written here from its
@@ -19,9 +19,18 @@ IN.pt holds bf16 matrices (x, w, go, special); OUT.pt gets, per matrix:
   e2m1 codes above packed by torchao's pack_uint4, each with its block scales' bytes through to_blocked (the
   swizzle cuBLAS reads), and
   to_blocked of the float matrix scale_matrix (which is not quantized).
+- NVFP4's default recipe by TransformerEngine's own reference quantizer (NVFP4QuantizerRef, pure PyTorch, as
+  its nvfp4_ref_rht_2d_factory configures it: the Hadamard transform on the weight gradient's operands,
+  16 x 16 tiles for the weight, rounding to nearest, which is all it implements) on x, w and go: each of the
+  six operands' e2m1 elements times their block scales, their block scales and the tensor's amax, and the
+  three products from its operands, the two amaxes applied as its GEMM applies them (te/...). Left out when
+  TransformerEngine is not installed.
 Exits 77 (skipped) when torchao is missing.
 """
+import importlib.util
+import pathlib
 import sys
+import types
 
 import numpy as np
 import torch
@@ -57,29 +66,36 @@ def mxfp8(x, mode):
 
 
 def nvfp4_codes(x):
-    """torchao's block scales (nvfp4_quantize, in e4m3) and per-tensor scale; the elements encoded as the
-    Blackwell kernels encode them (TransformerEngine's quantize: times 1 / (e4m3 scale x (1 / (2688 / amax)))
-    in fp32, clamped at fp32's largest), rounded onto e2m1 by torchao's f32_to_f4_unpacked (e2m1 codes, one a
-    byte)."""
+    """torchao's per-tensor scale; the block scales and elements as the Blackwell kernels compute them
+    (TransformerEngine's quantize: the block's amax times (2688 / amax x 1/6) in fp32, rounded to e4m3, which
+    keeps its subnormals where torchao's nvfp4_quantize raises a scale to 2^-6; the elements times
+    1 / (e4m3 scale x (1 / (2688 / amax))) in fp32, clamped at fp32's largest), rounded onto e2m1 by
+    torchao's f32_to_f4_unpacked (e2m1 codes, one a byte)."""
     amax = x.float().abs().max()
     per_tensor = per_tensor_amax_to_scale(amax)
-    scales, _ = nvfp4_quantize(x.contiguous(), 16, per_tensor)
     largest = torch.finfo(torch.float32).max
     encode = torch.clamp(torch.tensor(448.0 * 6.0) / amax, max=largest)
+    encode = torch.where(encode == 0, torch.ones_like(encode), encode)  # an inf amax: the kernels take 1
+    block_amax = x.float().reshape(-1, 16).abs().amax(-1)
+    sixth = torch.reciprocal(torch.tensor(6.0))
+    scales = torch.clamp(torch.clamp(block_amax * (encode * sixth), max=largest), max=448.0)
+    scales = scales.to(torch.float8_e4m3fn).reshape(x.shape[0], -1)
     reciprocal = torch.clamp(1.0 / (scales.to(torch.float32).reshape(-1, 1) * (1.0 / encode)), max=largest)
     scaled = torch.clamp(x.float().reshape(-1, 16) * reciprocal, -6.0, 6.0)
     return scales, per_tensor, f32_to_f4_unpacked(scaled.reshape(x.shape))
 
 
 def nvfp4(x):
-    """The block scales times the per-tensor scale, the values, the values without the per-tensor scale, and
-    the per-tensor scale."""
+    """The block scales times the per-tensor scale, the values, the values without the per-tensor scale, the
+    per-tensor scale, and torchao's block scales (nvfp4_quantize's) times the per-tensor scale."""
     scales, per_tensor, codes = nvfp4_codes(x)
     scale = scales.to(torch.float32).reshape(-1, 1)
     elements = f4_unpacked_to_f32(codes).reshape(-1, 16)
     decode = per_tensor * scale
     values, block_values = (elements * decode).reshape(x.shape), (elements * scale).reshape(x.shape)
-    return decode.reshape(-1), values, block_values, per_tensor
+    torchao_scales, _ = nvfp4_quantize(x.contiguous(), 16, per_tensor)
+    torchao_decode = per_tensor * torchao_scales.to(torch.float32).reshape(-1)
+    return decode.reshape(-1), values, block_values, per_tensor, torchao_decode
 
 
 def kernel_operands(x):
@@ -117,6 +133,73 @@ def blockwise(x, tile_rows):
     return torch.tensor(np.array(inverses, dtype=np.float32)), torch.from_numpy(values)
 
 
+def transformer_engine_reference():
+    """TransformerEngine's reference_nvfp4 module, or None when it is not installed. It is pure PyTorch, but its
+    package imports TransformerEngine's CUDA extension: the two modules it imports from the package for its
+    class hierarchy and type hints are stood in for, and only its quantizer's _quantize is used."""
+    spec = importlib.util.find_spec("transformer_engine")
+    if spec is None:
+        return None
+    recipes = pathlib.Path(spec.submodule_search_locations[0]) / "pytorch" / "custom_recipes"
+
+    class Quantizer:
+        def __init__(self, rowwise=True, columnwise=True):
+            self.rowwise_usage, self.columnwise_usage = rowwise, columnwise
+
+    stand_ins = {
+        "transformer_engine": {},
+        "transformer_engine.pytorch": {},
+        "transformer_engine.pytorch.custom_recipes": {},
+        "transformer_engine.pytorch.quantized_tensor": {"Quantizer": Quantizer,
+                                                        "QuantizedTensorStorage": object},
+        "transformer_engine.pytorch.custom_recipes.gemm": {
+            "MMParams": object, "GEMMType": types.SimpleNamespace(FPROP=0)},
+    }
+    for name, attributes in stand_ins.items():
+        module = types.ModuleType(name)
+        module.__path__ = []
+        module.__dict__.update(attributes)
+        sys.modules[name] = module
+    loaded = None
+    for name in ("reference_utils", "reference_nvfp4"):
+        full = f"transformer_engine.pytorch.custom_recipes.{name}"
+        module_spec = importlib.util.spec_from_file_location(full, recipes / f"{name}.py")
+        loaded = importlib.util.module_from_spec(module_spec)
+        sys.modules[full] = loaded
+        setattr(sys.modules["transformer_engine.pytorch.custom_recipes"], name, loaded)
+        module_spec.loader.exec_module(loaded)
+    return loaded
+
+
+def te_default_nvfp4(reference, x, w, go):
+    """The default recipe's operands and products by TransformerEngine's reference (see the docstring)."""
+    fp4 = sys.modules["transformer_engine.pytorch.custom_recipes.reference_utils"].Fp4Formats.E2M1
+    activations = reference.NVFP4QuantizerRef(dtype=fp4, quant_tile_shape=(1, 16), with_rht=True)
+    weights = reference.NVFP4QuantizerRef(dtype=fp4, quant_tile_shape=(16, 16), with_rht=False)
+    out, operands = {}, {}
+    for name, tensor, quantizer, roles in (("x", x, activations, ("input", "input_transposed")),
+                                           ("w", w, weights, ("weight", "weight_transposed")),
+                                           ("go", go, activations, ("grad_output", "grad_output_transposed"))):
+        q, s, q_t, s_t, amax, amax_t = quantizer._quantize(tensor)
+        for role, codes, scales, role_amax in ((roles[0], q, s, amax), (roles[1], q_t, s_t, amax_t)):
+            block_scales = scales.to(torch.float32).repeat_interleave(16, dim=1)
+            elements = reference.cast_from_fp4x2(codes, torch.float32)
+            out[f"te/{role}/block_values"] = elements * block_scales
+            out[f"te/{role}/block_scales"] = block_scales
+            out[f"te/{role}/amax"] = role_amax.reshape(())
+            operands[role] = (out[f"te/{role}/block_values"], role_amax.reshape(()))
+
+    def product(a, b):
+        (a_values, a_amax), (b_values, b_amax) = operands[a], operands[b]
+        alpha = a_amax * b_amax / (6.0 * 6.0 * 448.0 * 448.0)
+        return (a_values @ b_values.t() * alpha).to(torch.bfloat16)
+
+    out["te/output"] = product("input", "weight")
+    out["te/grad_input"] = product("grad_output", "weight_transposed")
+    out["te/grad_weight"] = product("grad_output_transposed", "input_transposed")
+    return out
+
+
 def main(source, target):
     import torch.jit._pickle
 
@@ -133,7 +216,7 @@ def main(source, target):
             tag = mode.name.lower()
             out[f"{name}/mxfp8/{tag}/scales"], out[f"{name}/mxfp8/{tag}/values"] = mxfp8(x, mode)
         if not bool(x.float().abs().max() == 0) and x.shape[-1] % 16 == 0:  # a NaN or inf amax included
-            keys = ("scales", "values", "block_values", "tensor_scale")
+            keys = ("scales", "values", "block_values", "tensor_scale", "torchao_scales")
             for key, tensor in zip(keys, nvfp4(x)):
                 out[f"{name}/nvfp4/{key}"] = tensor
         for tile_rows in (1, 128):
@@ -151,6 +234,9 @@ def main(source, target):
         y.backward(inputs["go"])
         key = f"linear/{mode.name.lower()}"
         out[f"{key}/output"], out[f"{key}/grad_input"], out[f"{key}/grad_weight"] = y.detach(), x.grad, w.grad
+    reference = transformer_engine_reference()
+    if reference is not None:
+        out.update(te_default_nvfp4(reference, inputs["x"], inputs["w"], inputs["go"]))
     torch.save(out, target)
 
 
